@@ -1,0 +1,1 @@
+"""Dialects of the kdsl IR, one module each (see ``kdsl.ir.registry``)."""

@@ -1,0 +1,275 @@
+"""Types of the kdsl IR.
+
+Three kinds cover every level we have today:
+
+* ``ScalarType`` -- a machine scalar. Unlike MLIR's signless integers we keep
+  signedness in the type (``i32`` vs ``u32``): Triton semantics (division,
+  comparison, shifts, casts) depend on it and keeping it here lets one generic
+  op (``arith.div``) carry the right meaning to every backend.
+* ``PointerType`` -- a pointer to global memory holding scalars of one type.
+* ``TileType`` -- a statically shaped, row-major block of scalars or pointers.
+
+Types are immutable, hashable values compared structurally, so passes can use
+them as dict keys and the printer/parser round-trip them exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+_SCALAR_NAMES = (
+    "i1",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "f16",
+    "bf16",
+    "f32",
+    "f64",
+)
+
+_NUMPY_NAMES = {
+    "i1": "bool",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+    "u16": "uint16",
+    "u32": "uint32",
+    "u64": "uint64",
+    "f16": "float16",
+    "f32": "float32",
+    "f64": "float64",
+}
+
+
+class Type:
+    """Base of all IR types. Subclasses are frozen dataclasses."""
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.text()
+
+    # Convenience predicates shared by all kinds of type.
+    @property
+    def scalar(self) -> ScalarType | PointerType:
+        """The element type: itself for scalars/pointers, the element of a tile."""
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Tile shape; ``()`` for scalars and pointers."""
+        return ()
+
+    def is_tile(self) -> bool:
+        return False
+
+    def is_ptr(self) -> bool:
+        return isinstance(self.scalar, PointerType)
+
+    def with_shape(self, shape: tuple[int, ...]) -> Type:
+        """Same element type with a new shape; ``()`` gives the bare scalar."""
+        elem = self.scalar
+        return TileType(tuple(shape), elem) if shape else elem
+
+    def with_element(self, elem: ScalarType | PointerType) -> Type:
+        """Same shape with a new element type."""
+        return TileType(self.shape, elem) if self.shape else elem
+
+
+@dataclass(frozen=True)
+class ScalarType(Type):
+    """A machine scalar: ``i1``, ``i8..i64``, ``u8..u64``, ``f16``, ``bf16``, ``f32``, ``f64``."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in _SCALAR_NAMES:
+            raise ValueError(f"unknown scalar type {self.name!r}")
+
+    def text(self) -> str:
+        return self.name
+
+    @property
+    def scalar(self) -> ScalarType:
+        return self
+
+    @property
+    def is_int(self) -> bool:
+        return self.name[0] in "iu"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.name == "i1"
+
+    @property
+    def is_float(self) -> bool:
+        return self.name[0] in "fb"
+
+    @property
+    def is_signed(self) -> bool:
+        """True for signed integers (``i1`` counts as unsigned, like Triton)."""
+        return self.name[0] == "i" and self.name != "i1"
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.name[0] == "u" or self.name == "i1"
+
+    @property
+    def bitwidth(self) -> int:
+        return 1 if self.name == "i1" else int(re.sub(r"\D", "", self.name))
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element in memory (``i1`` is stored as one byte)."""
+        return max(1, self.bitwidth // 8)
+
+    @property
+    def np_dtype(self) -> np.dtype[np.generic]:
+        if self.name == "bf16":
+            raise TypeError("bf16 has no numpy dtype")
+        return np.dtype(_NUMPY_NAMES[self.name])
+
+
+@dataclass(frozen=True)
+class PointerType(Type):
+    """Pointer to global memory (address space 1) holding ``pointee`` scalars."""
+
+    pointee: ScalarType
+    address_space: int = 1
+
+    def text(self) -> str:
+        if self.address_space == 1:
+            return f"ptr<{self.pointee.text()}>"
+        return f"ptr<{self.pointee.text()}, {self.address_space}>"
+
+    @property
+    def scalar(self) -> PointerType:
+        return self
+
+    @property
+    def itemsize(self) -> int:
+        return 8
+
+
+@dataclass(frozen=True)
+class TileType(Type):
+    """A statically shaped block of ``element`` values (rank >= 1)."""
+
+    dims: tuple[int, ...]
+    element: ScalarType | PointerType
+
+    def __post_init__(self) -> None:
+        if not self.dims:
+            raise ValueError("a tile has rank >= 1; use the element type for scalars")
+
+    def text(self) -> str:
+        return "tile<" + "x".join(str(d) for d in self.dims) + "x" + self.element.text() + ">"
+
+    @property
+    def scalar(self) -> ScalarType | PointerType:
+        return self.element
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.dims
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.dims:
+            n *= d
+        return n
+
+    def is_tile(self) -> bool:
+        return True
+
+
+# Singletons for the scalar types, so code can write ``types.f32``.
+i1 = ScalarType("i1")
+i8 = ScalarType("i8")
+i16 = ScalarType("i16")
+i32 = ScalarType("i32")
+i64 = ScalarType("i64")
+u8 = ScalarType("u8")
+u16 = ScalarType("u16")
+u32 = ScalarType("u32")
+u64 = ScalarType("u64")
+f16 = ScalarType("f16")
+bf16 = ScalarType("bf16")
+f32 = ScalarType("f32")
+f64 = ScalarType("f64")
+
+SCALAR_TYPES: tuple[ScalarType, ...] = tuple(ScalarType(n) for n in _SCALAR_NAMES)
+
+
+def scalar_from_numpy(dtype: np.dtype[np.generic]) -> ScalarType:
+    """The scalar type holding numpy ``dtype`` (raises ``TypeError`` if none)."""
+    for name, np_name in _NUMPY_NAMES.items():
+        if np.dtype(np_name) == dtype:
+            return ScalarType(name)
+    raise TypeError(f"numpy dtype {dtype} has no kdsl scalar type")
+
+
+class TypeParseError(ValueError):
+    """Raised by :func:`parse_type` on malformed type text."""
+
+
+def parse_type(text: str) -> Type:
+    """Parse the text form produced by ``Type.text()``."""
+    t, rest = _parse_type_prefix(text.strip())
+    if rest.strip():
+        raise TypeParseError(f"trailing text after type: {rest!r}")
+    return t
+
+
+def _parse_type_prefix(text: str) -> tuple[Type, str]:
+    """Parse one type at the start of ``text``; return it and the rest."""
+    if text.startswith("ptr<"):
+        inner, rest = _split_angle(text[3:])
+        parts = [p.strip() for p in inner.split(",")]
+        pointee = parse_type(parts[0])
+        if not isinstance(pointee, ScalarType):
+            raise TypeParseError(f"pointer to non-scalar {parts[0]!r}")
+        space = int(parts[1]) if len(parts) > 1 else 1
+        return PointerType(pointee, space), rest
+    if text.startswith("tile<"):
+        inner, rest = _split_angle(text[4:])
+        m = re.match(r"((?:\d+x)+)(.*)$", inner)
+        if not m:
+            raise TypeParseError(f"malformed tile type {text!r}")
+        dims = tuple(int(d) for d in m.group(1).split("x") if d)
+        elem = parse_type(m.group(2))
+        if not isinstance(elem, (ScalarType, PointerType)):
+            raise TypeParseError(f"tile of non-scalar {m.group(2)!r}")
+        return TileType(dims, elem), rest
+    m = re.match(r"[a-z]+[0-9]+", text)
+    if not m or m.group(0) not in _SCALAR_NAMES:
+        raise TypeParseError(f"unknown type {text[:20]!r}")
+    return ScalarType(m.group(0)), text[m.end() :]
+
+
+def _split_angle(text: str) -> tuple[str, str]:
+    """Given text starting with '<', return (inside, after-the-matching-'>')."""
+    if not text.startswith("<"):
+        raise TypeParseError(f"expected '<' in {text[:20]!r}")
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+            if depth == 0:
+                return text[1:i], text[i + 1 :]
+    raise TypeParseError(f"unbalanced '<' in {text[:20]!r}")

@@ -1,0 +1,1 @@
+"""Runtime: the JIT kernel object, backend registry and launch path."""
