@@ -1,0 +1,21 @@
+// Golden round-trip with locations (printed with locations=True).
+builtin.module {
+  tile.func @add_kernel(%x_ptr: ptr<f32>, %out_ptr: ptr<f32>, %n_elements: i32) attributes {kernel = true} {
+    %pid = tile.program_id {axis = 0} : i32 loc("add.py":5:10)
+    %BLOCK = arith.constant {value = 1024} : i32 loc("add.py":6:26)
+    %0 = arith.mul %pid, %BLOCK : i32 loc("add.py":6:20)
+    %1 = tile.arange {end = 1024, start = 0} : tile<1024xi32> loc("add.py":6:34)
+    %2 = tile.splat %0 : (i32) -> tile<1024xi32> loc("add.py":6:32)
+    %offsets = arith.add %2, %1 : tile<1024xi32> loc("add.py":6:32)
+    %3 = tile.splat %n_elements : (i32) -> tile<1024xi32> loc("add.py":7:22)
+    %mask = arith.cmp %offsets, %3 {predicate = "lt"} : (tile<1024xi32>, tile<1024xi32>) -> tile<1024xi1> loc("add.py":7:12)
+    %4 = tile.splat %x_ptr : (ptr<f32>) -> tile<1024xptr<f32>> loc("add.py":8:20)
+    %5 = tile.addptr %4, %offsets : (tile<1024xptr<f32>>, tile<1024xi32>) -> tile<1024xptr<f32>> loc("add.py":8:20)
+    %x = tile.load %5, %mask : (tile<1024xptr<f32>>, tile<1024xi1>) -> tile<1024xf32> loc("add.py":8:8)
+    %output = arith.add %x, %x : tile<1024xf32> loc("add.py":9:13)
+    %6 = tile.splat %out_ptr : (ptr<f32>) -> tile<1024xptr<f32>> loc("add.py":10:13)
+    %7 = tile.addptr %6, %offsets : (tile<1024xptr<f32>>, tile<1024xi32>) -> tile<1024xptr<f32>> loc("add.py":10:13)
+    tile.store %7, %output, %mask : tile<1024xptr<f32>>, tile<1024xf32>, tile<1024xi1> loc("add.py":10:4)
+    tile.return loc("add.py":4:0)
+  } loc("add.py":4:0)
+} loc(unknown)
