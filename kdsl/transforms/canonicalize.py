@@ -1,0 +1,87 @@
+"""``canonicalize``: constant folding, algebraic simplification and control-flow cleanup.
+
+Runs the greedy driver with three kinds of rewrites:
+
+* folding (:func:`fold_to_constant`) -- an op whose operands are all
+  ``arith.constant`` becomes one, with the exact semantics of
+  ``kdsl.transforms.folding`` (tile constants are splats, so the same
+  scalar computation folds whole tiles);
+* the one-line rules of ``kdsl.transforms.simplify`` (``x*1 -> x``, ...);
+* structured control flow: ``scf.if`` on a constant condition is replaced by
+  the taken branch, ``scf.for`` with constant bounds and zero trips by its
+  initial values.
+
+Replacements keep the location of the op they replace.
+"""
+
+from __future__ import annotations
+
+from kdsl.ir.core import ModuleOp, Operation, Value
+from kdsl.ir.rewriter import PatternRewriter, RewritePattern
+from kdsl.transforms.base import Pass
+from kdsl.transforms.folding import fold_constant
+from kdsl.transforms.greedy import apply_patterns_greedily
+from kdsl.transforms.simplify import ConstantsToRight, TableRules
+from kdsl.transforms.utils import const_value, make_constant
+
+
+def fold_to_constant(op: Operation, rewriter: PatternRewriter) -> Value | None:
+    """A new ``arith.constant`` equal to ``op``'s result, if ``op`` folds."""
+    if op.NAME == "arith.constant" or len(op.results) != 1 or not op.operands:
+        return None
+    values = [const_value(v) for v in op.operands]
+    if any(v is None for v in values):
+        return None
+    consts = [v for v in values if v is not None]
+    result = op.fold(consts)
+    if result is None:
+        result = fold_constant(op, consts)
+    if result is None:
+        return None
+    return make_constant(rewriter, result, op.result.type)
+
+
+class InlineConstantIf(RewritePattern):
+    """``scf.if`` with a constant condition -> the ops of the taken region."""
+
+    OPS = ("scf.if",)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        cond = const_value(op.cond)
+        if cond is None:
+            return False
+        block = op.regions[0 if cond else 1].block
+        results = rewriter.inline_block_before(block, op)
+        rewriter.replace_op(op, results)
+        return True
+
+
+class RemoveZeroTripFor(RewritePattern):
+    """``scf.for`` with constant bounds that runs zero times -> its init values."""
+
+    OPS = ("scf.for",)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        lb, ub, step = (const_value(v) for v in (op.lower, op.upper, op.step))
+        if lb is None or ub is None or step is None or int(step) == 0:
+            return False
+        runs = int(lb) < int(ub) if int(step) > 0 else int(lb) > int(ub)
+        if runs:
+            return False
+        rewriter.replace_op(op, list(op.inits))
+        return True
+
+
+def canonicalization_patterns() -> list[RewritePattern]:
+    return [ConstantsToRight(), TableRules(), InlineConstantIf(), RemoveZeroTripFor()]
+
+
+class Canonicalize(Pass):
+    """Fold constants and simplify algebra and control flow to a fixpoint."""
+
+    name = "canonicalize"
+    summary = "constant folding, algebraic simplification, dead pure op removal"
+
+    def run(self, module: ModuleOp) -> None:
+        apply_patterns_greedily(module, canonicalization_patterns(), fold_to_constant)
+

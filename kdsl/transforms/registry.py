@@ -1,0 +1,20 @@
+"""Every pass by name, built once from :data:`PASS_CLASSES`.
+
+Adding a pass means writing its module and listing its class here; the
+pipeline parser, the ``opt`` CLI and the autotuner find it through
+:data:`PASSES`.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from kdsl.transforms.base import Pass
+from kdsl.transforms.canonicalize import Canonicalize
+from kdsl.transforms.cse import CSE
+from kdsl.transforms.dce import DCE
+from kdsl.transforms.inline import Inline
+
+PASS_CLASSES: tuple[type[Pass], ...] = (Inline, Canonicalize, CSE, DCE)
+
+PASSES = MappingProxyType({cls.name: cls for cls in PASS_CLASSES})
