@@ -1,0 +1,1 @@
+"""Semantic test suite: kdsl kernels must have exactly Triton's semantics."""
