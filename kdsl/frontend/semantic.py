@@ -1,0 +1,36 @@
+"""The semantic layer: one object owning the language's typing, promotion,
+broadcasting and masking rules, emitting IR through a :class:`Builder`.
+
+The AST visitor (and every ``kl`` builtin) goes through :class:`Semantic`;
+nothing else decides how types combine. It is assembled from a chain of
+focused classes, one per concern:
+
+* :mod:`semantic_base`   -- builder, errors, constants, ``to_tensor``;
+* :mod:`semantic_cast`   -- ``cast`` / ``bitcast``;
+* :mod:`semantic_shape`  -- creation, splat/broadcast, reshapes, subscripts;
+* :mod:`semantic_arith`  -- operators with Triton's promotion;
+* :mod:`semantic_math`   -- math functions, min/max, ``where``;
+* :mod:`semantic_memory` -- program ids, load/store, atomics, hints, debug;
+* :mod:`semantic_reduce` -- reductions, scans, ``dot``.
+
+Every user error raises :class:`kdsl.errors.CompilationError` at
+``builder.loc`` (the visitor sets it before each expression).
+"""
+
+from __future__ import annotations
+
+from kdsl.frontend.semantic_base import CallFunction, is_py_scalar, unwrap
+from kdsl.frontend.semantic_reduce import ReduceSemantic
+
+
+class Semantic(ReduceSemantic):
+    """``Semantic(builder, call_function=None)``.
+
+    ``call_function(fn, args)`` is supplied by the visitor: it emits a call of
+    the user ``@kdsl.kernel`` function ``fn`` at the builder's insertion point
+    and returns its results (used for ``kl.reduce``/``kl.associative_scan``
+    combine functions).
+    """
+
+
+__all__ = ["CallFunction", "Semantic", "is_py_scalar", "unwrap"]

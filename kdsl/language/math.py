@@ -1,0 +1,116 @@
+"""Elementwise math (also reachable as ``kl.math.<name>``).
+
+Transcendental functions take floating-point tensors (integers must be cast
+explicitly, as in Triton); f16/bf16 inputs are computed through f32.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kdsl.language.core import NO_SEMANTIC, PropagateNan, builtin, tensor, unwrap_constexpr
+
+if TYPE_CHECKING:
+    from kdsl.frontend.semantic import Semantic
+
+
+def _unary(name: str, what: str) -> Any:
+    def fn(x: Any, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+        return _semantic.math_unary(name, x)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {what} of a floating-point tensor."
+    return builtin(fn)
+
+
+exp = _unary("exp", "e**x")
+exp2 = _unary("exp2", "2**x")
+log = _unary("log", "natural logarithm")
+log2 = _unary("log2", "base-2 logarithm")
+sqrt = _unary("sqrt", "square root")
+sqrt_rn = _unary("sqrt_rn", "correctly rounded square root")
+rsqrt = _unary("rsqrt", "reciprocal square root")
+sin = _unary("sin", "sine")
+cos = _unary("cos", "cosine")
+tanh = _unary("tanh", "hyperbolic tangent")
+erf = _unary("erf", "error function")
+floor = _unary("floor", "floor")
+ceil = _unary("ceil", "ceiling")
+
+
+@builtin
+def abs(x: Any, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Elementwise absolute value (integers wrap at the minimum value)."""
+    return _semantic.abs(x)
+
+
+@builtin
+def fma(x: Any, y: Any, z: Any, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Fused ``x * y + z`` with a single rounding."""
+    return _semantic.fma(x, y, z)
+
+
+@builtin
+def maximum(x: Any, y: Any, propagate_nan: Any = PropagateNan.NONE, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Elementwise maximum after promotion; with floats, ``propagate_nan=ALL``
+    returns NaN if either is NaN, ``NONE`` (default) ignores a NaN operand."""
+    return _semantic.minmax("max", x, y, propagate_nan)
+
+
+@builtin
+def minimum(x: Any, y: Any, propagate_nan: Any = PropagateNan.NONE, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Elementwise minimum; NaN handling as :func:`maximum`."""
+    return _semantic.minmax("min", x, y, propagate_nan)
+
+
+@builtin
+def clamp(x: Any, min: Any, max: Any, propagate_nan: Any = PropagateNan.NONE,
+          _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """``minimum(maximum(x, min), max)`` for floating-point tensors."""
+    return _semantic.clamp(x, min, max, propagate_nan)
+
+
+@builtin
+def where(condition: Any, x: Any, y: Any, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Elementwise ``condition ? x : y``; ``x``/``y`` are promoted like a binary
+    operator and all three are broadcast together."""
+    return _semantic.where(condition, x, y)
+
+
+@builtin
+def umulhi(x: Any, y: Any, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Most significant half of the 2N-bit product of two N-bit integers (N = 32 or 64)."""
+    return _semantic.umulhi(x, y)
+
+
+@builtin
+def div_rn(x: Any, y: Any, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Correctly rounded division."""
+    return _semantic.div_rn(x, y)
+
+
+@builtin
+def fdiv(x: Any, y: Any, ieee_rounding: Any = False, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Floating-point division (correctly rounded if ``ieee_rounding``)."""
+    return _semantic.fdiv(x, y, bool(unwrap_constexpr(ieee_rounding)))
+
+
+@builtin
+def sigmoid(x: Any, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """``1 / (1 + exp(-x))``."""
+    s = _semantic
+    denom = s.add(1, s.math_unary("exp", s.neg(x)))
+    return s.truediv(1, denom)
+
+
+@builtin
+def softmax(x: Any, dim: Any = None, keep_dims: Any = False, ieee_rounding: Any = False,
+            _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """``exp(x - max) / sum(exp(x - max))`` along ``dim`` (default 0)."""
+    s = _semantic
+    d = 0 if unwrap_constexpr(dim) is None else unwrap_constexpr(dim)
+    kd = bool(unwrap_constexpr(keep_dims))
+    z = s.binary("sub", x, s.reduce_minmax(x, "max", d, False, kd))
+    num = s.math_unary("exp", z)
+    den = s.reduce_sum(num, d, kd)
+    return s.fdiv(num, den, bool(unwrap_constexpr(ieee_rounding)))

@@ -1,0 +1,107 @@
+"""Reductions, scans and ``dot``.
+
+``axis=None`` reduces over all elements. ``sum``/``cumsum`` of types narrower
+than 32 bits accumulate in (u)int32 or float32; ``max``/``min`` widen types
+narrower than 32 bits (floats to f32, ints to i32), as Triton does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kdsl.language.core import NO_SEMANTIC, builtin, tensor, unwrap_constexpr
+
+if TYPE_CHECKING:
+    from kdsl.frontend.semantic import Semantic
+
+_u = unwrap_constexpr
+
+
+@builtin
+def sum(input: Any, axis: Any = None, keep_dims: Any = False, dtype: Any = None,
+        _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Sum along ``axis`` (all elements if None), accumulating in ``dtype`` if given."""
+    return _semantic.reduce_sum(input, _u(axis), bool(_u(keep_dims)), _u(dtype))
+
+
+@builtin
+def max(input: Any, axis: Any = None, return_indices: Any = False,
+        return_indices_tie_break_left: Any = True, keep_dims: Any = False,
+        _semantic: Semantic = NO_SEMANTIC) -> Any:
+    """Maximum along ``axis``; with ``return_indices`` also the (first) index of it."""
+    return _semantic.reduce_minmax(input, "max", _u(axis), bool(_u(return_indices)), bool(_u(keep_dims)))
+
+
+@builtin
+def min(input: Any, axis: Any = None, return_indices: Any = False,
+        return_indices_tie_break_left: Any = True, keep_dims: Any = False,
+        _semantic: Semantic = NO_SEMANTIC) -> Any:
+    """Minimum along ``axis``; with ``return_indices`` also the (first) index of it."""
+    return _semantic.reduce_minmax(input, "min", _u(axis), bool(_u(return_indices)), bool(_u(keep_dims)))
+
+
+@builtin
+def argmax(input: Any, axis: Any, tie_break_left: Any = True, keep_dims: Any = False,
+           _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Index (int32) of the maximum along ``axis``; ties give the lowest index."""
+    return _semantic.reduce_arg(input, "max", _u(axis), bool(_u(keep_dims)))
+
+
+@builtin
+def argmin(input: Any, axis: Any, tie_break_left: Any = True, keep_dims: Any = False,
+           _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Index (int32) of the minimum along ``axis``; ties give the lowest index."""
+    return _semantic.reduce_arg(input, "min", _u(axis), bool(_u(keep_dims)))
+
+
+@builtin
+def xor_sum(input: Any, axis: Any = None, keep_dims: Any = False,
+            _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Bitwise xor of the integer elements along ``axis``."""
+    return _semantic.reduce_xor(input, _u(axis), bool(_u(keep_dims)))
+
+
+@builtin
+def reduce(input: Any, axis: Any, combine_fn: Any, keep_dims: Any = False,
+           _semantic: Semantic = NO_SEMANTIC) -> Any:
+    """Reduce ``input`` (a tensor or tuple of same-shaped tensors) along ``axis`` with
+    the ``@kdsl.kernel`` function ``combine_fn(acc..., new...) -> acc...``."""
+    return _semantic.reduce(input, _u(axis), _u(combine_fn), bool(_u(keep_dims)))
+
+
+@builtin
+def cumsum(input: Any, axis: Any = 0, reverse: Any = False, dtype: Any = None,
+           _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Inclusive prefix sum along ``axis``."""
+    return _semantic.scan_builtin(input, "sum", _u(axis), bool(_u(reverse)), _u(dtype))
+
+
+@builtin
+def cumprod(input: Any, axis: Any = 0, reverse: Any = False,
+            _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Inclusive prefix product along ``axis``."""
+    return _semantic.scan_builtin(input, "prod", _u(axis), bool(_u(reverse)))
+
+
+@builtin
+def associative_scan(input: Any, axis: Any, combine_fn: Any, reverse: Any = False,
+                     _semantic: Semantic = NO_SEMANTIC) -> Any:
+    """Inclusive scan of ``input`` (tensor or tuple) along ``axis`` with the
+    associative ``@kdsl.kernel`` function ``combine_fn``."""
+    return _semantic.associative_scan(input, _u(axis), _u(combine_fn), bool(_u(reverse)))
+
+
+@builtin
+def dot(input: Any, other: Any, acc: Any = None, input_precision: Any = None, allow_tf32: Any = None,
+        max_num_imprecise_acc: Any = None, out_dtype: Any = None, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Matrix product of 2-D (M,K)x(K,N) or batched 3-D tiles, plus ``acc``.
+
+    Inputs share a dtype: f16/bf16/f32 accumulate in f32 (f16 may use
+    ``out_dtype=kl.float16``), f64 in f64, int8 in int32. Triton requires
+    every dimension >= 16; kdsl accepts any size (power-of-two tiles are
+    what ``arange`` produces, so that is the usual case).
+    """
+    from kdsl.ir.types import f32
+
+    od = f32 if _u(out_dtype) is None else out_dtype
+    return _semantic.dot(input, other, acc, input_precision, allow_tf32, max_num_imprecise_acc, od)
