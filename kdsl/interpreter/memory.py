@@ -1,0 +1,300 @@
+"""Global memory of one launch: real addresses, bounds checks, gathers, scatters.
+
+Each numpy array argument is a *region*: the byte extent it spans
+(``np.byte_bounds``, so non-contiguous views and negative strides are covered).
+Overlapping regions (views of one buffer) merge into *segments*; each segment
+is read and written through a ``uint8`` view of its bytes, reinterpreted as the
+accessed element type. A pointer value is a plain ``int64`` address, so any
+pointer arithmetic a kernel does (addptr, casts to integers and back,
+bitcasts to other pointees) works exactly as on a device.
+
+Every access checks that ``[addr, addr + itemsize)`` lies inside one segment
+and that ``addr`` is aligned to the element size; the failure names the
+argument, the element index within it and the program (see ``AccessSite``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import ctypes
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kdsl.errors import KernelRuntimeError, OutOfBoundsError
+from kdsl.interpreter.values import Array
+
+
+@dataclass
+class Region:
+    """One array argument's memory."""
+
+    name: str
+    array: Array
+    lo: int  # first byte
+    hi: int  # one past the last byte
+    first: int  # address of element 0 (what the kernel receives)
+
+    def describe(self) -> str:
+        a = self.array
+        return f"argument '{self.name}' ({a.dtype} array of shape {a.shape})"
+
+
+@dataclass
+class Segment:
+    """A maximal run of bytes covered by (possibly overlapping) regions."""
+
+    lo: int
+    hi: int
+    raw: Array  # uint8 view of [lo, hi)
+    writeable: bool
+    aligned: bool
+    typed: dict[np.dtype[Any], Array] = field(default_factory=dict)
+
+    def view(self, dtype: np.dtype[Any]) -> Array:
+        v = self.typed.get(dtype)
+        if v is None:
+            n = (self.hi - self.lo) // dtype.itemsize * dtype.itemsize
+            v = self.raw[:n].view(dtype)
+            self.typed[dtype] = v
+        return v
+
+
+@dataclass
+class AccessSite:
+    """Who is accessing memory, for error messages.
+
+    ``shape`` is the (batch, *tile) shape the flat address list came from and
+    ``program_ids`` maps a batch row to its (x, y, z) program id.
+    """
+
+    what: str
+    loc: Any
+    kernel: str
+    shape: tuple[int, ...]
+    program_ids: Callable[[int], tuple[int, int, int]]
+    lanes: Array | None = None  # flat position in ``shape`` of each address, if compressed
+
+
+def _byte_view(lo: int, n: int) -> Array:
+    if n == 0:
+        return np.zeros(0, dtype=np.uint8)
+    buf = (ctypes.c_uint8 * n).from_address(lo)
+    return np.ctypeslib.as_array(buf)
+
+
+class Memory:
+    """The regions of one launch and the segments they form."""
+
+    def __init__(self, arrays: Sequence[tuple[str, Array]], check_alignment: bool = True) -> None:
+        self.regions: list[Region] = []
+        for name, arr in arrays:
+            lo, hi = _byte_bounds(arr)
+            self.regions.append(Region(name, arr, lo, hi, arr.ctypes.data))
+        self.segments = self._build_segments()
+        self.starts = [s.lo for s in self.segments]
+        self._starts_np = np.array(self.starts, dtype=np.int64)
+        self._ends_np = np.array([s.hi for s in self.segments], dtype=np.int64)
+        self.check_alignment = check_alignment and all(s.aligned for s in self.segments)
+
+    def _build_segments(self) -> list[Segment]:
+        spans = sorted((r.lo, r.hi, r) for r in self.regions if r.hi > r.lo)
+        groups: list[tuple[int, int, list[Region]]] = []
+        for lo, hi, reg in spans:
+            if groups and lo < groups[-1][1]:
+                glo, ghi, members = groups[-1]
+                groups[-1] = (glo, max(ghi, hi), [*members, reg])
+            else:
+                groups.append((lo, hi, [reg]))
+        segs = []
+        for lo, hi, members in groups:
+            writeable = all(m.array.flags.writeable for m in members)
+            aligned = all(m.array.flags.aligned for m in members)
+            segs.append(Segment(lo, hi, _byte_view(lo, hi - lo), writeable, aligned))
+        return segs
+
+    # --- lookup -------------------------------------------------------------------
+    def _contiguous_run(self, addrs: Array, isz: int) -> tuple[Segment, int] | None:
+        """(segment, element index) when ``addrs`` are consecutive elements of
+        one segment, aligned and in bounds -- the common case (a block of a
+        contiguous array) served by a slice instead of a gather."""
+        n = addrs.size
+        a0 = int(addrs[0])
+        last = int(addrs[-1])
+        if n < 16 or last - a0 != (n - 1) * isz or isz & (isz - 1):
+            return None
+        i = bisect.bisect_right(self.starts, a0) - 1
+        if i < 0:
+            return None
+        seg = self.segments[i]
+        rel = a0 - seg.lo
+        if rel % isz or seg.lo % isz or last + isz > seg.hi:
+            return None
+        if not np.array_equal(addrs, np.arange(a0, a0 + n * isz, isz, dtype=np.int64)):
+            return None
+        return seg, rel // isz
+
+    def _segment_holding(self, addrs: Array, isz: int) -> Segment | None:
+        """The segment containing every ``[addr, addr + isz)``, if one does.
+
+        One pass: offsets from the first address's segment, read as unsigned,
+        so addresses below the segment become huge and fail the same test."""
+        i = bisect.bisect_right(self.starts, int(addrs[0])) - 1
+        if i < 0:
+            return None
+        seg = self.segments[i]
+        span = seg.hi - seg.lo - isz
+        if span < 0:
+            return None
+        top = int((addrs - seg.lo).view(np.uint64).max())
+        return seg if top <= span else None
+
+    def _locate(self, addrs: Array, itemsize: int) -> Array:
+        """Segment index per address, -1 where out of bounds."""
+        idx = np.searchsorted(self._starts_np, addrs, side="right") - 1
+        safe = np.maximum(idx, 0)
+        ok = (idx >= 0) & (addrs + itemsize <= self._ends_np[safe]) if len(self.segments) else idx < -1
+        return np.where(ok, idx, -1)
+
+    # --- access -------------------------------------------------------------------
+    def gather(self, addrs: Array, dtype: np.dtype[Any], site: AccessSite) -> Array:
+        """Read one ``dtype`` element at each address (1-D ``addrs``)."""
+        n = addrs.size
+        if n == 0:
+            return np.zeros(0, dtype=dtype)
+        isz = dtype.itemsize
+        run = self._contiguous_run(addrs, isz)
+        if run is not None:
+            run_seg, start = run
+            return run_seg.view(dtype)[start : start + n].copy()
+        seg = self._segment_holding(addrs, isz)
+        if seg is None:
+            idx = self._locate(addrs, isz)
+            self._check_found(addrs, idx, site)
+        self._check_aligned(addrs, isz, site)
+        if seg is not None:
+            return self._gather_in(seg, addrs, dtype)
+        out = np.empty(n, dtype=dtype)
+        for s in np.unique(idx):
+            sel = idx == s
+            out[sel] = self._gather_in(self.segments[int(s)], addrs[sel], dtype)
+        return out
+
+    def _gather_in(self, seg: Segment, addrs: Array, dtype: np.dtype[Any]) -> Array:
+        isz = dtype.itemsize
+        off = addrs - seg.lo
+        out: Array
+        if isz == 1:
+            out = seg.raw[off].view(dtype)
+        elif seg.lo % isz == 0:
+            out = seg.view(dtype)[off >> (isz.bit_length() - 1)]
+        else:
+            out = seg.raw[off[:, None] + np.arange(isz)].view(dtype).reshape(-1)
+        return out
+
+    def scatter(self, addrs: Array, values: Array, site: AccessSite) -> None:
+        """Write ``values[i]`` at ``addrs[i]``; later lanes win on duplicates."""
+        if addrs.size == 0:
+            return
+        isz = values.dtype.itemsize
+        run = self._contiguous_run(addrs, isz)
+        if run is not None:
+            run_seg, start = run
+            if not run_seg.writeable:
+                raise KernelRuntimeError(f"{site.what} in kernel '{site.kernel}' writes to a read-only array", site.loc)
+            run_seg.view(values.dtype)[start : start + addrs.size] = values
+            return
+        seg = self._segment_holding(addrs, isz)
+        if seg is None:
+            idx = self._locate(addrs, isz)
+            self._check_found(addrs, idx, site)
+        self._check_aligned(addrs, isz, site)
+        if seg is not None:
+            self._scatter_in(seg, addrs, values, site)
+            return
+        for s in np.unique(idx):
+            sel = idx == s
+            self._scatter_in(self.segments[int(s)], addrs[sel], values[sel], site)
+
+    def _scatter_in(self, seg: Segment, addrs: Array, values: Array, site: AccessSite) -> None:
+        if not seg.writeable:
+            raise KernelRuntimeError(f"{site.what} in kernel '{site.kernel}' writes to a read-only array", site.loc)
+        isz = values.dtype.itemsize
+        off = addrs - seg.lo
+        if isz == 1:
+            seg.raw[off] = values.view(np.uint8)
+            return
+        if seg.lo % isz == 0:
+            seg.view(values.dtype)[off >> (isz.bit_length() - 1)] = values
+            return
+        byte_idx = off[:, None] + np.arange(isz)
+        seg.raw[byte_idx] = np.ascontiguousarray(values).view(np.uint8).reshape(-1, isz)
+
+    # --- errors -------------------------------------------------------------------
+    def _check_aligned(self, addrs: Array, isz: int, site: AccessSite) -> None:
+        if isz == 1 or not self.check_alignment or isz & (isz - 1):
+            return
+        bad = (addrs & (isz - 1)) != 0
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise KernelRuntimeError(
+                f"misaligned {site.what} in kernel '{site.kernel}': address {int(addrs[i]):#x} is not a multiple "
+                f"of {isz} ({self._where(int(addrs[i]), i, site)})",
+                site.loc,
+            )
+
+    def _check_found(self, addrs: Array, idx: Array, site: AccessSite) -> None:
+        bad = idx < 0
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise self.out_of_bounds(int(addrs[i]), i, site)
+
+    def out_of_bounds(self, addr: int, flat_index: int, site: AccessSite) -> OutOfBoundsError:
+        return OutOfBoundsError(
+            f"out-of-bounds {site.what} in kernel '{site.kernel}': {self._where(addr, flat_index, site)}", site.loc
+        )
+
+    def _where(self, addr: int, flat_index: int, site: AccessSite) -> str:
+        if site.lanes is not None:
+            flat_index = int(site.lanes[flat_index])
+        pos = np.unravel_index(flat_index, site.shape) if site.shape else (0,)
+        pid = site.program_ids(int(pos[0]))
+        lane = tuple(int(p) for p in pos[1:])
+        where = f"program id {pid}" + (f", tile index {lane}" if lane else "")
+        reg = self.nearest_region(addr)
+        if reg is None:
+            return f"address {addr:#x} is not in any array argument ({where})"
+        isz = reg.array.itemsize
+        rel, rem = divmod(addr - reg.first, isz)
+        elem = f"element index {rel}" if rem == 0 else f"byte offset {addr - reg.first}"
+        first_ok = (reg.lo - reg.first) // isz
+        last_ok = (reg.hi - reg.first) // isz - 1
+        inside = reg.lo <= addr < reg.hi
+        rel_txt = "inside" if inside else "outside"
+        return (
+            f"address {addr:#x} is {elem} relative to {reg.describe()} ({rel_txt} its valid element range "
+            f"[{first_ok}, {last_ok}]) ({where})"
+        )
+
+    def nearest_region(self, addr: int) -> Region | None:
+        best: tuple[int, Region] | None = None
+        for r in self.regions:
+            d = 0 if r.lo <= addr < r.hi else (r.lo - addr if addr < r.lo else addr - r.hi + 1)
+            if best is None or d < best[0]:
+                best = (d, r)
+        return best[1] if best else None
+
+
+def _byte_bounds(arr: Array) -> tuple[int, int]:
+    if arr.size == 0:
+        p = int(arr.ctypes.data)
+        return p, p
+    low = high = int(arr.ctypes.data)
+    for n, s in zip(arr.shape, arr.strides):
+        if s < 0:
+            low += (n - 1) * s
+        else:
+            high += (n - 1) * s
+    return low, high + arr.itemsize
