@@ -100,7 +100,7 @@ class Memory:
         self.check_alignment = check_alignment and all(s.aligned for s in self.segments)
 
     def _build_segments(self) -> list[Segment]:
-        spans = sorted((r.lo, r.hi, r) for r in self.regions if r.hi > r.lo)
+        spans = sorted(((r.lo, r.hi, r) for r in self.regions if r.hi > r.lo), key=lambda s: (s[0], s[1]))
         groups: list[tuple[int, int, list[Region]]] = []
         for lo, hi, reg in spans:
             if groups and lo < groups[-1][1]:
