@@ -1,1 +1,105 @@
-"""kdsl: a Triton-style tile kernel DSL with OpenCL, Vulkan and CPU backends."""
+"""kdsl: a Triton-style tile kernel DSL with OpenCL, Vulkan and CPU backends.
+
+Write kernels with ``@kdsl.kernel`` and ``import kdsl.language as kl``; launch
+them as ``kernel[grid](*args, **meta)``. ``compile_to_ir`` shows the tile IR
+a launch would compile; ``kdsl.backend(...)`` / ``set_backend`` choose where
+kernels run (``available_backends()`` lists what works on this machine).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdsl import language
+from kdsl.errors import (
+    BackendUnavailableError,
+    CompilationError,
+    DeviceAssertionError,
+    KdslError,
+    KernelRuntimeError,
+    LaunchError,
+    OutOfBoundsError,
+)
+from kdsl.ir.core import ModuleOp
+from kdsl.runtime.backends import available_backends, backend, current_backend_name, set_backend
+from kdsl.runtime.jit import KernelFunction, jit, kernel
+
+
+def cdiv(x: int, y: int) -> int:
+    """Ceiling division of integers (``triton.cdiv``)."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two >= n (1 for n <= 1), as ``triton.next_power_of_2``."""
+    n = int(n)
+    if n <= 1:
+        return 1
+    return 1 << (n - 1).bit_length()
+
+
+@dataclass(frozen=True)
+class Config:
+    """One set of meta-parameters plus launch options (what the autotuner tries).
+
+    ``kwargs`` are the constexpr meta-parameters passed to the kernel;
+    ``num_threads`` is the work-group size (0: backend default); ``num_warps``
+    and ``num_stages`` are accepted for Triton compatibility.
+    """
+
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    num_threads: int = 0
+    num_warps: int | None = None
+    num_stages: int | None = None
+
+    def all_kwargs(self) -> dict[str, Any]:
+        """Meta-parameters and the non-default launch options, ready for ``kernel[grid](..., **all)``."""
+        out = dict(self.kwargs)
+        if self.num_threads:
+            out["num_threads"] = self.num_threads
+        if self.num_warps is not None:
+            out["num_warps"] = self.num_warps
+        if self.num_stages is not None:
+            out["num_stages"] = self.num_stages
+        return out
+
+    def __hash__(self) -> int:
+        return hash((tuple(sorted(self.kwargs.items())), self.num_threads, self.num_warps, self.num_stages))
+
+
+def compile_to_ir(kernel: KernelFunction, *args: Any, optimize: bool = False, **meta: Any) -> ModuleOp:
+    """The tile IR module ``kernel[grid](*args, **meta)`` would compile.
+
+    Arguments may be real launch values (arrays, scalars) or Triton-style type
+    strings (``"*f32"``, ``"i32"``) for runtime parameters. ``optimize=True``
+    runs the default pass pipeline as a launch does.
+    """
+    if not isinstance(kernel, KernelFunction):
+        raise TypeError(f"compile_to_ir needs a @kdsl.kernel function, got {type(kernel).__name__}")
+    specs = kernel.specialization(args, meta)
+    module, _ = kernel.compile_module(specs, optimize=optimize)
+    return module
+
+
+__all__ = [
+    "BackendUnavailableError",
+    "CompilationError",
+    "Config",
+    "DeviceAssertionError",
+    "KdslError",
+    "KernelFunction",
+    "KernelRuntimeError",
+    "LaunchError",
+    "OutOfBoundsError",
+    "available_backends",
+    "backend",
+    "cdiv",
+    "compile_to_ir",
+    "current_backend_name",
+    "jit",
+    "kernel",
+    "language",
+    "next_power_of_2",
+    "set_backend",
+]

@@ -1,0 +1,432 @@
+"""``if``/``for``/``while`` and conditional expressions -> ``scf`` ops.
+
+Region values follow Triton's rules:
+
+* runtime ``if``: the op's results are the variables that existed before the
+  ``if`` and were re-bound in a branch, plus those bound in both branches;
+  both branches must give them the same type;
+* ``for``/``while``: every variable bound in the body that existed before the
+  loop is carried (block arguments + ``scf.yield``) and must keep its type;
+* compile-time conditions and ``kl.static_range`` generate only the taken
+  branch / the unrolled iterations, with the induction variable a constexpr.
+
+Compile-time numbers flowing into regions are promoted to runtime scalars
+(``Semantic.to_tensor``), as Triton's assignment rule does.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import kdsl.language as kl
+from kdsl.frontend.assigned import assigned_names
+from kdsl.frontend.base import GeneratorBase, Ret
+from kdsl.frontend.early_return import contains_return, first_return
+from kdsl.frontend.values import (
+    carryable,
+    flatten,
+    is_static,
+    is_tensor,
+    make_tensor,
+    rebuild,
+    static_items,
+    unwrap,
+    wrap_static,
+)
+from kdsl.ir.core import Block, Region, Value
+from kdsl.ir.dialects.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
+from kdsl.ir.types import ScalarType, Type
+
+_CONDITION_TYPES = (bool, int, type(None))
+
+
+class ControlFlowMixin(GeneratorBase):
+    # --- helpers ----------------------------------------------------------------
+    def cond_handle(self, cond: Any, node: ast.AST, what: str) -> Value:
+        """A scalar i1 IR value for a runtime condition."""
+        if cond.type.shape:
+            raise self.error(f"the condition of {what} must be a scalar, got {cond.type} (use kl.where for tiles)", node)
+        if cond.type != kl.int1:
+            cond = self.sem.cast(cond, kl.int1)
+        handle: Value = cond.handle
+        return handle
+
+    def static_condition(self, cond: Any, node: ast.AST, what: str) -> bool:
+        raw = unwrap(cond)
+        if type(raw) not in _CONDITION_TYPES:
+            raise self.error(
+                f"{what} conditions must be bool, int or None at compile time, not {type(raw).__name__}", node
+            )
+        return bool(raw)
+
+    def flatten_in(self, block: Block, values: list[Any]) -> tuple[list[Any], list[Any]]:
+        """Flatten ``values`` with any promotions emitted at the end of ``block``."""
+        saved = self.in_block(block)
+        try:
+            leaves: list[Any] = []
+            trees: list[Any] = []
+            for v in values:
+                sub, tree = flatten(v, self.sem)
+                leaves += sub
+                trees.append(tree)
+            return leaves, trees
+        finally:
+            self.restore(saved)
+
+    def yield_in(self, block: Block, leaves: list[Any]) -> None:
+        block.append(YieldOp([t.handle for t in leaves], [], loc=self.builder.loc))
+
+    def bind_results(self, names: list[str], trees: list[Any], values: list[Value]) -> None:
+        pos = 0
+        for name, tree in zip(names, trees):
+            n = _count(tree)
+            chunk = values[pos : pos + n]
+            pos += n
+            if n == 1 and chunk[0].name_hint is None:
+                chunk[0].name_hint = name
+            self.scope[name] = rebuild(tree, chunk, self.sem)
+
+    # --- if ---------------------------------------------------------------------
+    def visit_If(self, node: ast.If) -> Ret | None:
+        cond = self.visit(node.test)
+        if is_static(cond):
+            taken = node.body if self.static_condition(cond, node.test, "`if`") else node.orelse
+            return self.visit_stmts(taken)  # type: ignore[attr-defined, no-any-return]
+        if contains_return(node):
+            if self.loop_depth:
+                ret = first_return(node)
+                raise self.unsupported(ret if ret is not None else node, "'return' inside a loop")
+            return self.tail_if(cond, node)
+        self.runtime_if(cond, node)
+        return None
+
+    def visit_branch(self, block: Block, stmts: list[ast.stmt], live: dict[str, Any]) -> tuple[dict[str, Any], Ret | None]:
+        self.scope = dict(live)
+        saved = self.in_block(block)
+        try:
+            ret = self.visit_stmts(stmts)  # type: ignore[attr-defined]
+        finally:
+            self.restore(saved)
+        return self.scope, ret
+
+    def runtime_if(self, cond: Any, node: ast.If) -> None:
+        c = self.cond_handle(cond, node.test, "`if`")
+        live = self.scope
+        then_block, else_block = Block(), Block()
+        then_scope, _ = self.visit_branch(then_block, node.body, live)
+        else_scope, _ = self.visit_branch(else_block, node.orelse, live)
+        self.scope = dict(live)
+        names = [n for n in live if then_scope[n] is not live[n] or else_scope[n] is not live[n]]
+        names += [n for n in then_scope if n not in live and n in else_scope]
+        carried: list[str] = []
+        for n in names:
+            tv, ev = then_scope[n], else_scope[n]
+            if tv is ev or (is_static(tv) and is_static(ev) and _same_static(tv, ev)):
+                self.scope[n] = tv
+            elif carryable(tv) and carryable(ev):
+                carried.append(n)
+            else:
+                raise self.error(_mismatch(n, tv, ev), node)
+        then_leaves, then_trees = self.flatten_in(then_block, [then_scope[n] for n in carried])
+        else_leaves, else_trees = self.flatten_in(else_block, [else_scope[n] for n in carried])
+        for n, tt, et, tv, ev in zip(carried, then_trees, else_trees, *_split(then_leaves, else_leaves, then_trees)):
+            if tt != et or [t.type for t in tv] != [t.type for t in ev]:
+                raise self.error(_mismatch(n, then_scope[n], else_scope[n], tv, ev), node)
+        self.yield_in(then_block, then_leaves)
+        self.yield_in(else_block, else_leaves)
+        types = [t.type for t in then_leaves]
+        op = self.builder.create(IfOp, [c], types, regions=[Region([then_block]), Region([else_block])])
+        self.bind_results(carried, then_trees, list(op.results))
+
+    def tail_if(self, cond: Any, node: ast.If) -> Ret:
+        c = self.cond_handle(cond, node.test, "`if`")
+        live = self.scope
+        then_block, else_block = Block(), Block()
+        _, r1 = self.visit_branch(then_block, node.body, live)
+        _, r2 = self.visit_branch(else_block, node.orelse, live)
+        self.scope = live
+        v1 = r1.value if r1 is not None else None
+        v2 = r2.value if r2 is not None else None
+        if (v1 is None) != (v2 is None):
+            raise self.error("inconsistent return types: one path returns a value and another returns nothing", node)
+        if v1 is None:
+            self.yield_in(then_block, [])
+            self.yield_in(else_block, [])
+            self.builder.create(IfOp, [c], [], regions=[Region([then_block]), Region([else_block])])
+            return Ret(None)
+        l1, t1 = self.flatten_in(then_block, [v1])
+        l2, t2 = self.flatten_in(else_block, [v2])
+        if t1 != t2 or [x.type for x in l1] != [x.type for x in l2]:
+            raise self.error(f"inconsistent return types: {_types_text(l1)} and {_types_text(l2)}", node)
+        self.yield_in(then_block, l1)
+        self.yield_in(else_block, l2)
+        op = self.builder.create(IfOp, [c], [x.type for x in l1], regions=[Region([then_block]), Region([else_block])])
+        return Ret(rebuild(t1[0], list(op.results), self.sem))
+
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        cond = self.visit(node.test)
+        if is_static(cond):
+            return self.visit(node.body if self.static_condition(cond, node.test, "conditional expression") else node.orelse)
+        if cond.type.shape:
+            return kl.where(cond, self.visit(node.body), self.visit(node.orelse), _semantic=self.sem)
+        c = self.cond_handle(cond, node.test, "a conditional expression")
+        blocks = (Block(), Block())
+        results = []
+        for block, expr in zip(blocks, (node.body, node.orelse)):
+            saved = self.in_block(block)
+            try:
+                value = self.visit(expr)
+            finally:
+                self.restore(saved)
+            results.append((value, *self.flatten_in(block, [value])))
+        (_, l1, t1), (_, l2, t2) = results
+        if t1 != t2 or [x.type for x in l1] != [x.type for x in l2]:
+            raise self.error(
+                f"conditional expression with a runtime condition has inconsistent types {_types_text(l1)} and {_types_text(l2)}",
+                node,
+            )
+        self.yield_in(blocks[0], l1)
+        self.yield_in(blocks[1], l2)
+        op = self.builder.create(IfOp, [c], [x.type for x in l1], regions=[Region([blocks[0]]), Region([blocks[1]])])
+        return rebuild(t1[0], list(op.results), self.sem)
+
+    # --- for ----------------------------------------------------------------------
+    def visit_For(self, node: ast.For) -> None:
+        if node.orelse:
+            raise self.unsupported(node, "'for ... else'")
+        it = node.iter
+        if isinstance(it, ast.Call):
+            fn = unwrap(self.visit(it.func))
+            args = self.visit_elements(it.args)  # type: ignore[attr-defined]
+            kwargs = {kw.arg: self.visit(kw.value) for kw in it.keywords if kw.arg is not None}
+            if fn is range or fn is kl.range or fn is kl.static_range:
+                lb, ub, step = self.range_bounds(fn, args, kwargs, it)
+                if fn is kl.static_range:
+                    self.unrolled_for(node, _static_range(self, lb, ub, step, it))
+                else:
+                    self.scf_for(node, lb, ub, step)
+                return
+            iterable = self.call(fn, args, kwargs, it)  # type: ignore[attr-defined]
+        else:
+            iterable = self.visit(it)
+        raw = static_items(iterable)
+        if is_tensor(raw):
+            raise self.error("cannot iterate over a tensor; use range(...) or kl.static_range(...)", it)
+        try:
+            items = list(raw)
+        except TypeError as exc:
+            raise self.error(f"cannot iterate over {type(raw).__name__}", it) from exc
+        self.unrolled_for(node, items)
+
+    def range_bounds(self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> tuple[Any, Any, Any]:
+        if fn is range:
+            if kwargs or not 1 <= len(args) <= 3:
+                raise self.error("range() takes 1 to 3 positional arguments", node)
+            if len(args) == 1:
+                return wrap_static(0), args[0], wrap_static(1)
+            return args[0], args[1], args[2] if len(args) == 3 else wrap_static(1)
+        obj = fn(*args, **kwargs)
+        return obj.start, getattr(obj, "end", getattr(obj, "stop", None)), obj.step
+
+    def unrolled_for(self, node: ast.For, items: list[Any]) -> None:
+        self.loop_depth += 1
+        try:
+            for item in items:
+                self._bind_loop_target(node.target, wrap_static(item))  # type: ignore[attr-defined]
+                self.visit_stmts(node.body)  # type: ignore[attr-defined]
+        finally:
+            self.loop_depth -= 1
+
+    def scf_for(self, node: ast.For, lb: Any, ub: Any, step: Any) -> None:
+        if not isinstance(node.target, ast.Name):
+            raise self.unsupported(node.target, "tuple targets in a range loop")
+        if is_static(step) and unwrap(step) == 0:
+            raise self.error("range() step must not be zero", node.iter)
+        bounds = [self.sem.to_tensor(b) for b in (lb, ub, step)]
+        for b in bounds:
+            if b.type.shape or not isinstance(b.type, ScalarType) or not b.type.is_int:
+                raise self.error(f"for-loop bounds and step must be integer scalars, got {b.type}", node.iter)
+        iv_t = _promote(_promote(bounds[0].type, bounds[1].type), bounds[2].type)
+        bounds = [b if b.type == iv_t else self.sem.cast(b, iv_t) for b in bounds]
+        target = node.target.id
+        names, init_leaves, trees, fixed = self.loop_carried(node.body, exclude=target)
+        body = Block([iv_t, *[t.type for t in init_leaves]])
+        body.args[0].name_hint = target
+        live = self.scope
+        self.scope = dict(live)
+        self.scope[target] = make_tensor(body.args[0], self.sem)
+        self.bind_block_args(names, trees, body.args[1:])
+        self.loop_body(node, body, names, init_leaves, trees, fixed, live)
+        op = self.builder.create(
+            ForOp, [b.handle for b in bounds] + [t.handle for t in init_leaves], [t.type for t in init_leaves],
+            regions=[Region([body])],
+        )
+        self.bind_results(names, trees, list(op.results))
+
+    def loop_carried(self, body: list[ast.stmt], exclude: str | None = None) -> tuple[list[str], list[Any], list[Any], dict[str, Any]]:
+        """(carried names, their initial leaves, trees, non-carryable names -> value)."""
+        names: list[str] = []
+        fixed: dict[str, Any] = {}
+        for n in assigned_names(body):
+            if n == exclude or n not in self.scope:
+                continue
+            if carryable(self.scope[n]):
+                names.append(n)
+            else:
+                fixed[n] = self.scope[n]
+        leaves: list[Any] = []
+        trees: list[Any] = []
+        for n in names:
+            sub, tree = flatten(self.scope[n], self.sem)
+            leaves += sub
+            trees.append(tree)
+        return names, leaves, trees, fixed
+
+    def bind_block_args(self, names: list[str], trees: list[Any], args: list[Any]) -> None:
+        pos = 0
+        for name, tree in zip(names, trees):
+            n = _count(tree)
+            chunk = args[pos : pos + n]
+            pos += n
+            if n == 1:
+                chunk[0].name_hint = name
+            self.scope[name] = rebuild(tree, chunk, self.sem)
+
+    def loop_body(
+        self,
+        node: ast.For | ast.While,
+        body: Block,
+        names: list[str],
+        init_leaves: list[Any],
+        trees: list[Any],
+        fixed: dict[str, Any],
+        live: dict[str, Any],
+    ) -> None:
+        """Visit the body into ``body``, check carried types, add the yield; restore scope."""
+        saved = self.in_block(body)
+        self.loop_depth += 1
+        try:
+            self.visit_stmts(node.body)  # type: ignore[attr-defined]
+        finally:
+            self.loop_depth -= 1
+            self.restore(saved)
+        for n, v in fixed.items():
+            if self.scope[n] is not v and not (is_static(self.scope[n]) and _same_static(self.scope[n], v)):
+                raise self.error(f"variable {n} of type {_kind(v)} cannot be re-assigned inside a loop", node)
+        end_leaves, end_trees = self.flatten_in(body, [self.scope[n] for n in names])
+        pos = 0
+        for n, t0, t1 in zip(names, trees, end_trees):
+            k = _count(t0)
+            before = init_leaves[pos : pos + k]
+            after = end_leaves[pos : pos + _count(t1)]
+            pos += k
+            if t0 != t1 or [x.type for x in before] != [x.type for x in after]:
+                raise self.error(
+                    f"Loop-carried variable {n} has initial type {_types_text(before)} but is re-assigned to "
+                    f"{_types_text(after)} in loop; its type must stay the same",
+                    node,
+                )
+        self.yield_in(body, end_leaves)
+        self.scope = dict(live)
+
+    # --- while ----------------------------------------------------------------------
+    def visit_While(self, node: ast.While) -> None:
+        if node.orelse:
+            raise self.unsupported(node, "'while ... else'")
+        names, init_leaves, trees, fixed = self.loop_carried(node.body)
+        types = [t.type for t in init_leaves]
+        live = self.scope
+        before = Block(types)
+        self.scope = dict(live)
+        self.bind_block_args(names, trees, before.args)
+        saved = self.in_block(before)
+        try:
+            cond = self.visit(node.test)
+            if is_static(cond):
+                if not self.static_condition(cond, node.test, "`while`"):
+                    self.scope = dict(live)
+                    _discard(before)
+                    return
+                cond = self.sem.to_tensor(True)
+            c = self.cond_handle(cond, node.test, "`while`")
+            before.append(ConditionOp([c, *before.args], [], loc=self.builder.loc))
+        finally:
+            self.restore(saved)
+        after = Block(types)
+        self.scope = dict(live)
+        self.bind_block_args(names, trees, after.args)
+        self.loop_body(node, after, names, init_leaves, trees, fixed, live)
+        op = self.builder.create(
+            WhileOp, [t.handle for t in init_leaves], types, regions=[Region([before]), Region([after])]
+        )
+        self.bind_results(names, trees, list(op.results))
+
+
+def _count(tree: Any) -> int:
+    return 1 if tree == "leaf" else sum(_count(t) for t in tree)
+
+
+def _split(a: list[Any], b: list[Any], trees: list[Any]) -> tuple[list[list[Any]], list[list[Any]]]:
+    out_a, out_b, pos = [], [], 0
+    for t in trees:
+        n = _count(t)
+        out_a.append(a[pos : pos + n])
+        out_b.append(b[pos : pos + n])
+        pos += n
+    return out_a, out_b
+
+
+def _same_static(a: Any, b: Any) -> bool:
+    ua, ub = unwrap(a), unwrap(b)
+    try:
+        return type(ua) is type(ub) and bool(ua == ub)
+    except Exception:
+        return ua is ub
+
+
+def _kind(v: Any) -> str:
+    if is_tensor(v):
+        return str(v.type)
+    raw = unwrap(v)
+    if isinstance(raw, (bool, int, float)):
+        return f"constexpr {type(raw).__name__}"
+    return type(raw).__name__
+
+
+def _types_text(leaves: list[Any]) -> str:
+    if len(leaves) == 1:
+        return str(leaves[0].type)
+    return "(" + ", ".join(str(x.type) for x in leaves) + ")"
+
+
+def _mismatch(name: str, tv: Any, ev: Any, tl: list[Any] | None = None, el: list[Any] | None = None) -> str:
+    t1 = _types_text(tl) if tl else _kind(tv)
+    t2 = _types_text(el) if el else _kind(ev)
+    return f"Mismatched type for {name} between then block ({t1}) and else block ({t2})"
+
+
+def _promote(a: Type, b: Type) -> ScalarType:
+    """Triton's integer promotion for loop bounds."""
+    assert isinstance(a, ScalarType) and isinstance(b, ScalarType)
+    if a.is_unsigned == b.is_unsigned:
+        return a if a.bitwidth > b.bitwidth else b
+    if a.is_unsigned:
+        return a if a.bitwidth >= b.bitwidth else b
+    return b if b.bitwidth >= a.bitwidth else a
+
+
+def _static_range(gen: Any, lb: Any, ub: Any, step: Any, node: ast.AST) -> list[int]:
+    vals = [unwrap(v) for v in (lb, ub, step)]
+    if not all(isinstance(v, int) for v in vals):
+        raise gen.error("kl.static_range bounds must be compile-time integers", node)
+    if vals[2] == 0:
+        raise gen.error("kl.static_range step must not be zero", node)
+    return list(range(vals[0], vals[1], vals[2]))
+
+
+def _discard(block: Block) -> None:
+    for op in reversed(block.ops):
+        for inner in reversed(list(op.walk())):
+            inner.drop_operands()
+    block.ops.clear()

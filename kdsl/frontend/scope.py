@@ -1,0 +1,117 @@
+"""Name resolution inside a kernel body.
+
+Order (as Triton): local variables (including the kernel's parameters), then
+the function's globals -- which must be compile-time things: ``kl.constexpr``
+objects, modules, other kernels, ``kl`` builtins/dtypes -- then closure cells,
+then a small allow-list of Python builtins. A global holding anything else
+(say ``BLOCK = 128`` at module level) is rejected because its value would be
+silently baked into the compiled code.
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+from typing import Any
+
+import kdsl.language as kl
+from kdsl.ir.types import PointerType, ScalarType
+
+_MISSING = object()
+
+# Python builtins usable inside kernels. print/min/max/abs get kernel
+# semantics in the call visitor (device_print, minimum/maximum, abs).
+ALLOWED_BUILTINS: dict[str, Any] = {
+    name: getattr(builtins, name)
+    for name in (
+        "range",
+        "min",
+        "max",
+        "len",
+        "int",
+        "float",
+        "bool",
+        "str",
+        "abs",
+        "isinstance",
+        "print",
+        "tuple",
+        "list",
+        "enumerate",
+        "zip",
+        "getattr",
+        "hasattr",
+        "reversed",
+        "type",
+        "ValueError",
+        "TypeError",
+        "AssertionError",
+    )
+}
+
+
+def _is_kernel(v: Any) -> bool:
+    from kdsl.runtime.jit import KernelFunction
+
+    return isinstance(v, KernelFunction)
+
+
+def global_allowed(value: Any) -> bool:
+    """Triton's rule for which globals a kernel may read."""
+    from kdsl.language.core import is_builtin
+
+    if isinstance(value, (kl.constexpr, types.ModuleType, ScalarType, PointerType)):
+        return True
+    if _is_kernel(value) or is_builtin(value):
+        return True
+    module = getattr(value, "__module__", None) or ""
+    if module == "kdsl" or module.startswith(("kdsl.language", "kdsl.runtime.jit")):
+        return True
+    return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
+
+
+class NameResolver:
+    """Looks names up in globals, closure cells and builtins (locals are the caller's)."""
+
+    def __init__(self, globals_: dict[str, Any], closure: dict[str, Any], used: dict[Any, Any] | None = None) -> None:
+        self.globals = globals_
+        self.closure = closure
+        # (id(globals dict), name) -> (globals dict, name): what the compiled code depends on.
+        self.used: dict[Any, Any] = {} if used is None else used
+
+    def lookup(self, name: str) -> tuple[Any, str | None]:
+        """(value, error message or None). Value is ``_MISSING`` if undefined."""
+        val = self.globals.get(name, _MISSING)
+        if val is not _MISSING:
+            if global_allowed(val):
+                self.used[(id(self.globals), name)] = (self.globals, name)
+                return val, None
+            return _MISSING, (
+                f"global {name} is not a constexpr: kernels may only read globals that are "
+                f"kl.constexpr (write `{name} = kl.constexpr(...)` at module level), modules, kernels or kl objects"
+            )
+        if name in self.closure:
+            return self.closure[name], None
+        if name in ALLOWED_BUILTINS:
+            return ALLOWED_BUILTINS[name], None
+        if hasattr(builtins, name):
+            return _MISSING, f"Python builtin '{name}' is not supported inside kernels"
+        return _MISSING, f"name '{name}' is not defined"
+
+
+def closure_vars(fn: Any) -> dict[str, Any]:
+    """The function's closure cells as a dict (empty cells are skipped)."""
+    code = getattr(fn, "__code__", None)
+    cells = getattr(fn, "__closure__", None) or ()
+    out: dict[str, Any] = {}
+    if code is None:
+        return out
+    for name, cell in zip(code.co_freevars, cells):
+        try:
+            out[name] = cell.cell_contents
+        except ValueError:
+            continue
+    return out
+
+
+MISSING = _MISSING

@@ -1,0 +1,166 @@
+"""Binding launch arguments to parameters and turning them into a specialisation.
+
+Launch arguments become, per parameter, either a compile-time constant or a
+runtime value: numpy arrays (and zero-copy numpy views of objects exposing
+``__array_interface__`` or ``__dlpack__``, e.g. torch CPU tensors) are
+pointers to their dtype; Python ints are i32/i64/u64 by value, bools i1,
+floats f32; numpy scalars keep their dtype. As in Triton, ints equal to 1
+become constants and ints/pointers divisible by 16 are marked so, unless the
+parameter is listed in ``do_not_specialize``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kdsl.errors import LaunchError
+from kdsl.frontend.specialization import ParamSpec, int_type
+from kdsl.ir.types import PointerType, ScalarType, Type, f32, i1, scalar_from_numpy
+
+LAUNCH_OPTIONS = ("num_threads", "num_warps", "num_stages", "num_ctas")
+
+
+@dataclass
+class Binding:
+    """Arguments of one launch: every parameter's value plus the launch options."""
+
+    values: dict[str, Any]  # parameter -> user value (defaults applied)
+    options: dict[str, Any]  # launch options given
+
+
+def bind(
+    signature: inspect.Signature, args: Sequence[Any], kwargs: dict[str, Any], kernel: str, constexprs: set[str]
+) -> Binding:
+    params = signature.parameters
+    options = {k: kwargs.pop(k) for k in list(kwargs) if k in LAUNCH_OPTIONS and k not in params}
+    names = list(params)
+    if len(args) > len(names):
+        raise LaunchError(f"takes {len(names)} arguments but {len(args)} were given", None, kernel)
+    values: dict[str, Any] = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in params:
+            raise LaunchError("unexpected keyword argument (not a parameter of the kernel)", k, kernel)
+        if k in values:
+            raise LaunchError("given both positionally and by keyword", k, kernel)
+        values[k] = v
+    out: dict[str, Any] = {}
+    for name, p in params.items():
+        if name in values:
+            out[name] = values[name]
+        elif p.default is not inspect.Parameter.empty:
+            out[name] = p.default
+        else:
+            what = "constexpr argument" if name in constexprs else "argument"
+            raise LaunchError(f"missing required {what}", name, kernel)
+    return Binding(out, options)
+
+
+def as_array(value: Any) -> np.ndarray[Any, Any] | None:
+    """A numpy view of an array-like argument (no copy), or None if not array-like."""
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "__array_interface__"):
+        return np.asarray(value)
+    if hasattr(value, "__dlpack__") and not isinstance(value, (int, float, bool, np.generic)):
+        return np.from_dlpack(value)
+    return None
+
+
+def specialize(
+    binding: Binding,
+    constexprs: set[str],
+    do_not_specialize: set[str],
+    kernel: str,
+) -> tuple[list[ParamSpec], list[Any]]:
+    """ParamSpecs of every parameter and the runtime argument list for the backend."""
+    specs: list[ParamSpec] = []
+    runtime: list[Any] = []
+    for name, value in binding.values.items():
+        spec, arg = _one(name, value, name in constexprs, name not in do_not_specialize, kernel)
+        specs.append(spec)
+        if not spec.is_const:
+            runtime.append(arg)
+    return specs, runtime
+
+
+def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str) -> tuple[ParamSpec, Any]:
+    from kdsl.language.core import constexpr
+
+    if isinstance(value, constexpr):
+        value = value.value
+    if is_constexpr:
+        if as_array(value) is not None and not isinstance(value, (int, float, bool, np.generic)):
+            raise LaunchError("a constexpr parameter needs a compile-time value, not an array", name, kernel)
+        return ParamSpec.const(name, value.item() if isinstance(value, np.generic) else value), None
+    if value is None or isinstance(value, (str, Type, tuple)):
+        return ParamSpec.const(name, value), None
+    if isinstance(value, np.generic) and not isinstance(value, np.bool_):
+        return _numpy_scalar(name, value, spec_ok, kernel)
+    if isinstance(value, (bool, np.bool_)):
+        return ParamSpec.runtime(name, i1), bool(value)
+    if isinstance(value, int):
+        if spec_ok and value == 1:
+            return ParamSpec.const(name, 1), None
+        try:
+            t = int_type(value)
+        except OverflowError as exc:
+            raise LaunchError(str(exc), name, kernel) from exc
+        return ParamSpec.runtime(name, t, 16 if spec_ok and value % 16 == 0 else 1), value
+    if isinstance(value, float):
+        return ParamSpec.runtime(name, f32), value
+    try:
+        arr = as_array(value)
+    except Exception as exc:
+        raise LaunchError(f"cannot view {type(value).__name__} as a host array: {exc}", name, kernel) from exc
+    if arr is None:
+        if callable(value):
+            return ParamSpec.const(name, value), None
+        raise LaunchError(f"unsupported argument type {type(value).__name__}", name, kernel)
+    try:
+        elem = scalar_from_numpy(arr.dtype)
+    except TypeError as exc:
+        raise LaunchError(f"arrays of dtype {arr.dtype} are not supported", name, kernel) from exc
+    address = arr.__array_interface__["data"][0]
+    div = 16 if spec_ok and address % 16 == 0 else 1
+    return ParamSpec.runtime(name, PointerType(elem), div), arr
+
+
+def _numpy_scalar(name: str, value: np.generic, spec_ok: bool, kernel: str) -> tuple[ParamSpec, Any]:
+    try:
+        t: ScalarType = scalar_from_numpy(value.dtype)
+    except TypeError as exc:
+        raise LaunchError(f"numpy scalars of dtype {value.dtype} are not supported", name, kernel) from exc
+    if t.is_int and not t.is_bool:
+        v = int(value)
+        if spec_ok and v == 1:
+            return ParamSpec.const(name, 1), None
+        return ParamSpec.runtime(name, t, 16 if spec_ok and v % 16 == 0 else 1), value
+    return ParamSpec.runtime(name, t), value
+
+
+def normalize_grid(grid: Any, named: dict[str, Any], kernel: str) -> tuple[int, int, int]:
+    """The launch grid as three non-negative ints (a callable gets the named arguments)."""
+    if callable(grid):
+        grid = grid(named)
+    if isinstance(grid, (int, np.integer)) and not isinstance(grid, bool):
+        grid = (grid,)
+    if not isinstance(grid, (tuple, list)) or not 1 <= len(grid) <= 3:
+        raise LaunchError(f"grid must be a tuple of 1 to 3 ints, got {grid!r}", "grid", kernel)
+    dims: list[int] = []
+    for d in grid:
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise LaunchError(f"grid dimensions must be ints, got {d!r}", "grid", kernel)
+        if d < 0:
+            raise LaunchError(f"grid dimensions must be non-negative, got {int(d)}", "grid", kernel)
+        dims.append(int(d))
+    while len(dims) < 3:
+        dims.append(1)
+    return dims[0], dims[1], dims[2]
+
+
+GridFn = Callable[[dict[str, Any]], Sequence[int]]

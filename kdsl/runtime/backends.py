@@ -1,0 +1,164 @@
+"""The registry of backends and the choice of the current one.
+
+Backends register lazily by name through factories, so importing kdsl never
+imports a device driver. The current backend is, in order: the innermost
+``with kdsl.backend(name):`` / the last ``kdsl.set_backend(name)`` in this
+context (a ``ContextVar``, so threads and async tasks do not interfere), then
+the ``KDSL_BACKEND`` environment variable, then the first available backend
+in :data:`DEFAULT_ORDER`.
+
+Today only ``interpreter`` exists. ``opencl``, ``vulkan`` and ``cpu`` are
+registered so that names are stable and asking for them explains itself: they
+report unavailable (with the reason) until their issues land.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from kdsl.errors import BackendUnavailableError, KdslError
+from kdsl.ir.core import ModuleOp
+from kdsl.runtime.backend import Backend, CompiledKernel, LaunchOptions
+
+# Preference order when nothing is chosen explicitly (first available wins).
+DEFAULT_ORDER: tuple[str, ...] = ("opencl", "vulkan", "cpu", "interpreter")
+
+ENV_VAR = "KDSL_BACKEND"
+
+
+class UnknownBackendError(KdslError, ValueError):
+    """A backend name that is not registered."""
+
+
+@dataclass
+class _PendingBackend:
+    """A registered name whose implementation is not part of kdsl yet."""
+
+    name: str
+    reason: str
+
+    def availability(self) -> tuple[bool, str]:
+        return False, self.reason
+
+    def compile(self, module: ModuleOp, entry: str, options: LaunchOptions) -> CompiledKernel:
+        raise BackendUnavailableError(f"backend '{self.name}' is unavailable: {self.reason}")
+
+
+def _interpreter() -> Backend:
+    from kdsl.interpreter import InterpreterBackend
+
+    backend: Backend = InterpreterBackend()
+    return backend
+
+
+def _pending(name: str, what: str) -> Callable[[], Backend]:
+    # PENDING(later issue): replace with the real factory when the backend lands.
+    return lambda: _PendingBackend(name, f"the {what} backend is not implemented in this version of kdsl")
+
+
+_FACTORIES: dict[str, Callable[[], Backend]] = {
+    "interpreter": _interpreter,
+    "opencl": _pending("opencl", "OpenCL"),
+    "vulkan": _pending("vulkan", "Vulkan"),
+    "cpu": _pending("cpu", "LLVM CPU"),
+}
+_INSTANCES: dict[str, Backend] = {}  # cache of constructed backends
+
+_current: contextvars.ContextVar[str | None] = contextvars.ContextVar("kdsl_backend", default=None)
+
+
+def register_backend(name: str, factory: Callable[[], Backend]) -> None:
+    """Register (or replace) the factory for ``name``."""
+    _FACTORIES[name] = factory
+    _INSTANCES.pop(name, None)
+
+
+def known_backends() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or name not in _FACTORIES:
+        raise UnknownBackendError(f"unknown backend {name!r}; known backends: {', '.join(known_backends())}")
+    return name
+
+
+def get_backend(name: str) -> Backend:
+    """The backend object for ``name`` (constructed once)."""
+    _check_name(name)
+    inst = _INSTANCES.get(name)
+    if inst is None:
+        inst = _FACTORIES[name]()
+        _INSTANCES[name] = inst
+    return inst
+
+
+def availability(name: str) -> tuple[bool, str]:
+    try:
+        return get_backend(name).availability()
+    except KdslError:
+        raise
+    except Exception as exc:  # a broken driver must not crash discovery
+        return False, f"{type(exc).__name__}: {exc}"
+
+
+def available_backends() -> list[str]:
+    """Names of the backends usable on this machine, in preference order."""
+    order = [n for n in DEFAULT_ORDER if n in _FACTORIES] + [n for n in known_backends() if n not in DEFAULT_ORDER]
+    return [n for n in order if availability(n)[0]]
+
+
+def set_backend(name: str | None) -> None:
+    """Choose the backend for launches in this context (None: back to the default)."""
+    _current.set(None if name is None else _check_name(name))
+
+
+@contextlib.contextmanager
+def backend(name: str) -> Iterator[str]:
+    """``with kdsl.backend("interpreter"): ...`` -- use ``name`` inside the block."""
+    token = _current.set(_check_name(name))
+    try:
+        yield name
+    finally:
+        _current.reset(token)
+
+
+def current_backend_name() -> str:
+    """The name launches use now (see the module docstring for the order)."""
+    chosen = _current.get()
+    if chosen is not None:
+        return chosen
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return _check_name(env)
+    names = available_backends()
+    if not names:
+        raise BackendUnavailableError("no kdsl backend is available")
+    return names[0]
+
+
+def resolve_backend(name: str | None = None) -> Backend:
+    """The backend to compile for, raising BackendUnavailableError with the reason if absent."""
+    name = current_backend_name() if name is None else _check_name(name)
+    ok, reason = availability(name)
+    if not ok:
+        raise BackendUnavailableError(f"backend '{name}' is unavailable: {reason}")
+    return get_backend(name)
+
+
+__all__: list[Any] = [
+    "DEFAULT_ORDER",
+    "UnknownBackendError",
+    "available_backends",
+    "backend",
+    "current_backend_name",
+    "get_backend",
+    "register_backend",
+    "resolve_backend",
+    "set_backend",
+]

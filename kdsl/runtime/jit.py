@@ -1,0 +1,236 @@
+"""``@kdsl.kernel``: the JIT function object, its compile cache and launches.
+
+``k[grid](*args, **meta)`` binds the arguments, derives the specialisation
+(types, constants, divisibility -- see ``args``), looks the compiled kernel up
+in an in-memory cache keyed by (backend, specialisation, launch options) and
+otherwise runs frontend -> verify -> default pass pipeline -> backend.compile,
+then launches on the chosen backend.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
+from typing import Any, overload
+
+from kdsl.errors import CompilationError, KdslError, LaunchError
+from kdsl.frontend.compiler import generate_module
+from kdsl.frontend.locations import SourceInfo, load_source
+from kdsl.frontend.specialization import ParamSpec
+from kdsl.ir.core import IRError, ModuleOp
+from kdsl.ir.verifier import verify
+from kdsl.runtime import args as argmod
+from kdsl.runtime.backend import CompiledKernel, LaunchOptions
+from kdsl.runtime.backends import resolve_backend
+
+
+def debug_from_env() -> bool:
+    return os.environ.get("KDSL_DEBUG", "0") not in ("", "0")
+
+
+class KernelFunction:
+    """A Python function compiled to tile IR on launch (or inlined into callers)."""
+
+    def __init__(self, fn: Callable[..., Any], do_not_specialize: Iterable[int | str] = (), debug: bool | None = None) -> None:
+        if not inspect.isfunction(fn):
+            raise TypeError(f"@kdsl.kernel needs a plain Python function, got {type(fn).__name__}")
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.__wrapped__ = fn
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.constexpr_names = {n for n, p in self.signature.parameters.items() if _is_constexpr_annotation(p.annotation)}
+        self.do_not_specialize = self._names(do_not_specialize)
+        self.debug = debug
+        self.cache: dict[tuple[Any, ...], CompiledKernel] = {}
+        # Globals the compiled code read (constexprs, kernels, modules): part of the cache
+        # key, so rebinding e.g. a module-level kl.constexpr recompiles instead of going stale.
+        self.used_globals: dict[Any, Any] = {}
+
+    def _names(self, items: Iterable[int | str]) -> set[str]:
+        out: set[str] = set()
+        for it in items:
+            if isinstance(it, int) and not isinstance(it, bool):
+                if not 0 <= it < len(self.arg_names):
+                    raise ValueError(f"do_not_specialize index {it} out of range for {self.__name__}")
+                out.add(self.arg_names[it])
+            elif isinstance(it, str) and it in self.signature.parameters:
+                out.add(it)
+            else:
+                raise ValueError(f"do_not_specialize: {it!r} is not a parameter of {self.__name__}")
+        return out
+
+    @cached_property
+    def source_info(self) -> SourceInfo:
+        return load_source(self.fn)
+
+    @property
+    def src(self) -> str:
+        return inspect.getsource(self.fn)
+
+    def __repr__(self) -> str:
+        return f"<kdsl.kernel {self.__qualname__}>"
+
+    # --- calling ------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise LaunchError(
+            "a kernel is launched as kernel[grid](...) or called from another kernel", None, self.__name__
+        )
+
+    def __getitem__(self, grid: Any) -> Callable[..., None]:
+        def launcher(*args: Any, **kwargs: Any) -> None:
+            self.run(*args, grid=grid, **kwargs)
+
+        return launcher
+
+    def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
+        """Bind, specialise, compile (cached) and launch over ``grid``."""
+        binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
+        grid3 = argmod.normalize_grid(grid, dict(binding.values), self.__name__)
+        backend = resolve_backend()
+        specs, runtime = argmod.specialize(binding, self.constexpr_names, self.do_not_specialize, self.__name__)
+        options = launch_options(binding.options, self.__name__)
+        key = (backend.name, tuple(s.key() for s in specs), options, self._debug())
+        compiled = self.cache.get(key + self.globals_key())
+        if compiled is None:
+            module, entry = self.compile_module(specs, optimize=True)
+            compiled = backend.compile(module, entry, options)
+            self.cache[key + self.globals_key()] = compiled
+        if 0 in grid3:
+            return
+        compiled.launch(grid3, runtime)
+
+    # --- compilation ------------------------------------------------------------------
+    def specialization(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[ParamSpec]:
+        """ParamSpecs for an argument list; strings like ``"*f32"`` or ``"i32"`` give a type."""
+        binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
+        typed = {k: v for k, v in binding.values.items() if isinstance(v, str) and k not in self.constexpr_names}
+        rest = argmod.Binding({k: v for k, v in binding.values.items() if k not in typed}, binding.options)
+        specs, _ = argmod.specialize(rest, self.constexpr_names, self.do_not_specialize, self.__name__)
+        by_name = {s.name: s for s in specs}
+        out = []
+        for name in binding.values:
+            if name in typed:
+                out.append(ParamSpec.runtime(name, parse_signature_type(typed[name], name, self.__name__)))
+            else:
+                out.append(by_name[name])
+        return out
+
+    def globals_key(self) -> tuple[Any, ...]:
+        """Current values of the globals earlier compilations depended on."""
+        from kdsl.language.core import constexpr
+
+        out: list[Any] = []
+        for g, name in self.used_globals.values():
+            v = g.get(name, None)
+            out.append((name, ("c", _hashable(v.value)) if isinstance(v, constexpr) else ("id", id(v))))
+        return tuple(out)
+
+    def _debug(self) -> bool:
+        return self.debug if self.debug is not None else debug_from_env()
+
+    def compile_module(self, specs: list[ParamSpec], optimize: bool = True) -> tuple[ModuleOp, str]:
+        """Generate, verify and (optionally) optimise the module for ``specs``."""
+        module, entry = generate_module(self, specs, debug=self._debug(), used_globals=self.used_globals)
+        _verify(module)
+        if optimize:
+            run_default_pipeline(module)
+            _verify(module)
+        return module, entry
+
+
+def _hashable(v: Any) -> Any:
+    try:
+        hash(v)
+    except TypeError:
+        return repr(v)
+    return (type(v).__name__, v)
+
+
+def _verify(module: ModuleOp) -> None:
+    try:
+        verify(module)
+    except IRError as exc:
+        raise CompilationError(f"internal error: generated IR does not verify: {exc.message}", exc.loc) from exc
+
+
+def run_default_pipeline(module: ModuleOp) -> None:
+    from kdsl.transforms import default_pipeline
+
+    try:
+        default_pipeline().run(module)
+    except KdslError:
+        raise
+    except IRError as exc:
+        raise CompilationError(f"internal error in the optimiser: {exc.message}", exc.loc) from exc
+
+
+def launch_options(opts: dict[str, Any], kernel: str) -> LaunchOptions:
+    num_threads = opts.get("num_threads", 0) or 0
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0:
+        raise LaunchError(f"must be a non-negative int, got {num_threads!r}", "num_threads", kernel)
+    extra = tuple(sorted((k, v) for k, v in opts.items() if k != "num_threads" and v is not None))
+    return LaunchOptions(num_threads=num_threads, extra=extra)
+
+
+_SIG_ALIASES = {"fp16": "f16", "fp32": "f32", "fp64": "f64", "bf16": "bf16", "i1": "i1", "int1": "i1", "bool": "i1"}
+
+
+def parse_signature_type(text: str, name: str = "", kernel: str = "") -> Any:
+    """Triton-style signature types: ``*fp32``/``*f32`` pointers, ``i32``, ``fp32``, ``u64``..."""
+    from kdsl.ir.types import PointerType, ScalarType, TypeParseError, parse_type
+
+    t = text.strip()
+    is_ptr = t.startswith("*")
+    base = t[1:].strip() if is_ptr else t
+    base = _SIG_ALIASES.get(base, base)
+    try:
+        parsed = parse_type(base)
+    except TypeParseError as exc:
+        raise LaunchError(f"bad signature type {text!r}: {exc}", name or None, kernel or None) from exc
+    if is_ptr:
+        if not isinstance(parsed, ScalarType):
+            raise LaunchError(f"bad pointer type {text!r}", name or None, kernel or None)
+        return PointerType(parsed)
+    return parsed
+
+
+def _is_constexpr_annotation(ann: Any) -> bool:
+    if ann is inspect.Parameter.empty:
+        return False
+    if isinstance(ann, str):
+        return ann.split(".")[-1].strip() == "constexpr"
+    from kdsl.language.core import constexpr
+
+    return ann is constexpr
+
+
+@overload
+def kernel(fn: Callable[..., Any]) -> KernelFunction: ...
+
+
+@overload
+def kernel(
+    fn: None = None, *, do_not_specialize: Iterable[int | str] = (), debug: bool | None = None
+) -> Callable[[Callable[..., Any]], KernelFunction]: ...
+
+
+def kernel(
+    fn: Callable[..., Any] | None = None, *, do_not_specialize: Iterable[int | str] = (), debug: bool | None = None
+) -> KernelFunction | Callable[[Callable[..., Any]], KernelFunction]:
+    """Decorator turning a Python function into a kdsl kernel (``@kdsl.kernel`` or ``@kdsl.kernel(...)``)."""
+    if fn is not None:
+        return KernelFunction(fn, do_not_specialize, debug)
+
+    def deco(f: Callable[..., Any]) -> KernelFunction:
+        return KernelFunction(f, do_not_specialize, debug)
+
+    return deco
+
+
+jit = kernel

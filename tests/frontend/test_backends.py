@@ -1,0 +1,77 @@
+"""Backend registry and selection."""
+
+from __future__ import annotations
+
+import threading
+
+import fe_kernels as K
+import numpy as np
+import pytest
+
+import kdsl
+from kdsl.errors import BackendUnavailableError
+from kdsl.runtime import backends
+
+
+def test_interpreter_is_available() -> None:
+    assert "interpreter" in kdsl.available_backends()
+
+
+@pytest.mark.parametrize("name", ["opencl", "vulkan", "cpu"])
+def test_pending_backends_report_unavailable(name: str) -> None:
+    ok, reason = backends.availability(name)
+    assert not ok and reason
+    assert name not in kdsl.available_backends()
+
+
+def test_unknown_backend_lists_known_names() -> None:
+    with pytest.raises(backends.UnknownBackendError) as info:
+        kdsl.set_backend("cuda")
+    assert "interpreter" in str(info.value) and "opencl" in str(info.value)
+    with pytest.raises(backends.UnknownBackendError), kdsl.backend("nope"):
+        pass
+
+
+def test_context_manager_and_restore() -> None:
+    before = kdsl.current_backend_name()
+    with kdsl.backend("opencl"):
+        assert kdsl.current_backend_name() == "opencl"
+        x = np.zeros(16, np.float32)
+        with pytest.raises(BackendUnavailableError, match="opencl"):
+            K.vector_add[(1,)](x, x, x, 16, BLOCK=16)
+        with kdsl.backend("interpreter"):
+            assert kdsl.current_backend_name() == "interpreter"
+        assert kdsl.current_backend_name() == "opencl"
+    assert kdsl.current_backend_name() == before
+
+
+def test_set_backend_and_reset() -> None:
+    kdsl.set_backend("interpreter")
+    try:
+        assert kdsl.current_backend_name() == "interpreter"
+    finally:
+        kdsl.set_backend(None)
+
+
+def test_env_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KDSL_BACKEND", "vulkan")
+    assert kdsl.current_backend_name() == "vulkan"
+    monkeypatch.setenv("KDSL_BACKEND", "bogus")
+    with pytest.raises(backends.UnknownBackendError):
+        kdsl.current_backend_name()
+    with kdsl.backend("interpreter"):  # explicit choice wins over the environment
+        assert kdsl.current_backend_name() == "interpreter"
+
+
+def test_choice_is_per_thread_context() -> None:
+    seen: list[str] = []
+    with kdsl.backend("cpu"):
+        t = threading.Thread(target=lambda: seen.append(kdsl.current_backend_name()))
+        t.start()
+        t.join()
+    assert seen == ["interpreter"]
+
+
+def test_default_is_first_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KDSL_BACKEND", raising=False)
+    assert kdsl.current_backend_name() == kdsl.available_backends()[0]
