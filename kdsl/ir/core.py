@@ -69,7 +69,7 @@ class IRError(Exception):
 class Value:
     """An SSA value: the result of an operation or an argument of a block."""
 
-    __slots__ = ("type", "uses", "name_hint")
+    __slots__ = ("name_hint", "type", "uses")
 
     def __init__(self, type: Type, name_hint: str | None = None) -> None:
         self.type = type
@@ -93,7 +93,7 @@ class Value:
 
 
 class OpResult(Value):
-    __slots__ = ("op", "index")
+    __slots__ = ("index", "op")
 
     def __init__(self, type: Type, op: Operation, index: int) -> None:
         super().__init__(type)

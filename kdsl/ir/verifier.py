@@ -124,4 +124,4 @@ def values_defined_in(op: Operation) -> set[int]:
     return out
 
 
-__all__ = ["verify", "values_defined_in", "Value"]
+__all__ = ["Value", "values_defined_in", "verify"]

@@ -12,7 +12,7 @@ the interpreter returns 0 for it so that masked-off lanes never trap.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import ClassVar
 
 from kdsl.ir.core import (
     AttrValue,
@@ -22,6 +22,7 @@ from kdsl.ir.core import (
     Operation,
     Pure,
     SameOperandsAndResultType,
+    Trait,
 )
 from kdsl.ir.dialects.common import element, require_bool, require_float, require_int, same_shape, same_type
 from kdsl.ir.types import ScalarType
@@ -68,8 +69,8 @@ def int_range(e: ScalarType) -> tuple[int, int]:
 
 class _Binary(Operation):
     OPERANDS = ("lhs", "rhs")
-    TRAITS: Any = (Pure, Elementwise, SameOperandsAndResultType)
-    KINDS = "int,float"  # which element kinds are accepted
+    TRAITS: ClassVar[tuple[type[Trait], ...]] = (Pure, Elementwise, SameOperandsAndResultType)
+    KINDS: ClassVar[str] = "int,float"  # which element kinds are accepted
 
     def verify_(self) -> None:
         same_type(self, [*self.operands, *self.results])

@@ -6,8 +6,7 @@ region leave through its terminator (``scf.yield`` / ``scf.condition``).
 
 from __future__ import annotations
 
-from kdsl.ir.core import Operation, Terminator
-from kdsl.ir.core import Dialect
+from kdsl.ir.core import Dialect, Operation, Terminator
 from kdsl.ir.dialects.common import require_bool, require_int
 
 

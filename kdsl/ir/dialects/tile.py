@@ -175,7 +175,7 @@ class ExpandDimsOp(Operation):
         ax = self.attributes["axis"]
         if not 0 <= ax <= len(src):
             raise self.error(f"axis {ax} out of range for rank {len(src)}")
-        want = tuple(src[:ax] + [1] + src[ax:])
+        want = tuple([*src[:ax], 1, *src[ax:]])
         if self.result.type != self.operand.type.with_shape(want):
             raise self.error(f"result must have shape {want}")
 
