@@ -1,7 +1,9 @@
 """kdsl: a Triton-style tile kernel DSL with OpenCL, Vulkan and CPU backends.
 
 Write kernels with ``@kdsl.kernel`` and ``import kdsl.language as kl``; launch
-them as ``kernel[grid](*args, **meta)``. ``compile_to_ir`` shows the tile IR
+them as ``kernel[grid](*args, **meta)`` with numpy arrays (synchronous) or
+device arrays from ``kdsl.tensor``/``empty``/``zeros`` (asynchronous on
+device backends; ``kdsl.synchronize()`` or ``.numpy()`` waits). ``compile_to_ir`` shows the tile IR
 a launch would compile; ``kdsl.backend(...)`` / ``set_backend`` choose where
 kernels run (``available_backends()`` lists what works on this machine).
 """
@@ -23,6 +25,7 @@ from kdsl.errors import (
 )
 from kdsl.ir.core import ModuleOp
 from kdsl.runtime.backends import available_backends, backend, current_backend_name, set_backend
+from kdsl.runtime.device_array import DeviceArray, empty, empty_like, synchronize, tensor, zeros, zeros_like
 from kdsl.runtime.jit import KernelFunction, jit, kernel
 
 
@@ -86,6 +89,7 @@ __all__ = [
     "BackendUnavailableError",
     "CompilationError",
     "Config",
+    "DeviceArray",
     "DeviceAssertionError",
     "KdslError",
     "KernelFunction",
@@ -97,9 +101,15 @@ __all__ = [
     "cdiv",
     "compile_to_ir",
     "current_backend_name",
+    "empty",
+    "empty_like",
     "jit",
     "kernel",
     "language",
     "next_power_of_2",
     "set_backend",
+    "synchronize",
+    "tensor",
+    "zeros",
+    "zeros_like",
 ]

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compile": ("kdsl.cli.compile", "compile a Python kernel and print its IR at a chosen stage"),
     "opt": ("kdsl.cli.opt", "run a pass pipeline over textual tile IR (like mlir-opt)"),
     "demo": ("kdsl.cli.demo", "run the tutorial kernels, check them against numpy, print a table"),
+    "cache": ("kdsl.cli.cache", "list, inspect or clear the on-disk compile cache"),
 }
 
 

@@ -17,6 +17,24 @@ import pytest
 BACKENDS = ("interpreter", "opencl", "vulkan", "cpu")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _hermetic_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep test runs out of the user's ~/.cache/kdsl: one fresh cache per session.
+
+    Subprocesses started by tests inherit it through the environment. A test
+    that needs its own cache directory overrides the variable itself.
+    """
+    import os
+
+    old = os.environ.get("KDSL_CACHE_DIR")
+    os.environ["KDSL_CACHE_DIR"] = str(tmp_path_factory.mktemp("kdsl-cache"))
+    yield
+    if old is None:
+        os.environ.pop("KDSL_CACHE_DIR", None)
+    else:
+        os.environ["KDSL_CACHE_DIR"] = old
+
+
 def _availability(kdsl: Any, name: str) -> tuple[bool, str]:
     """(usable?, reason) for ``name``: ``kdsl.available_backends()`` decides,
     the registry's ``availability(name)`` supplies the reason (what to install)."""

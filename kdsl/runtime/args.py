@@ -3,7 +3,8 @@
 Launch arguments become, per parameter, either a compile-time constant or a
 runtime value: numpy arrays (and zero-copy numpy views of objects exposing
 ``__array_interface__`` or ``__dlpack__``, e.g. torch CPU tensors) are
-pointers to their dtype; Python ints are i32/i64/u64 by value, bools i1,
+pointers to their dtype, as are ``kdsl`` device arrays (aligned when their
+byte offset is a multiple of 16); Python ints are i32/i64/u64 by value, bools i1,
 floats f32; numpy scalars keep their dtype. As in Triton, ints equal to 1
 become constants and ints/pointers divisible by 16 are marked so, unless the
 parameter is listed in ``do_not_specialize``.
@@ -21,6 +22,7 @@ import numpy as np
 from kdsl.errors import LaunchError
 from kdsl.frontend.specialization import ParamSpec, int_type
 from kdsl.ir.types import PointerType, ScalarType, Type, f32, i1, scalar_from_numpy
+from kdsl.runtime.device_array import DeviceArray
 
 LAUNCH_OPTIONS = ("num_threads", "num_warps", "num_stages", "num_ctas")
 
@@ -94,9 +96,10 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str) 
     if isinstance(value, constexpr):
         value = value.value
     if is_constexpr:
-        if as_array(value) is not None and not isinstance(value, (int, float, bool, np.generic)):
-            raise LaunchError("a constexpr parameter needs a compile-time value, not an array", name, kernel)
-        return ParamSpec.const(name, value.item() if isinstance(value, np.generic) else value), None
+        return _constexpr_arg(name, value, kernel)
+    if isinstance(value, DeviceArray):
+        elem = scalar_from_numpy(value.dtype)
+        return ParamSpec.runtime(name, PointerType(elem), 16 if spec_ok and value.offset % 16 == 0 else 1), value
     if value is None or isinstance(value, (str, Type, tuple)):
         return ParamSpec.const(name, value), None
     if isinstance(value, np.generic) and not isinstance(value, np.bool_):
@@ -128,6 +131,13 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str) 
     address = arr.__array_interface__["data"][0]
     div = 16 if spec_ok and address % 16 == 0 else 1
     return ParamSpec.runtime(name, PointerType(elem), div), arr
+
+
+def _constexpr_arg(name: str, value: Any, kernel: str) -> tuple[ParamSpec, Any]:
+    is_scalar = isinstance(value, (int, float, bool, np.generic))
+    if isinstance(value, DeviceArray) or (not is_scalar and as_array(value) is not None):
+        raise LaunchError("a constexpr parameter needs a compile-time value, not an array", name, kernel)
+    return ParamSpec.const(name, value.item() if isinstance(value, np.generic) else value), None
 
 
 def _numpy_scalar(name: str, value: np.generic, spec_ok: bool, kernel: str) -> tuple[ParamSpec, Any]:

@@ -68,6 +68,13 @@ _FACTORIES: dict[str, Callable[[], Backend]] = {
     "cpu": _pending("cpu", "LLVM CPU"),
 }
 _INSTANCES: dict[str, Backend] = {}  # cache of constructed backends
+_AVAILABILITY: dict[str, tuple[bool, str]] = {}  # cache: drivers do not come and go within a process
+_DEFAULT_NAME: dict[str, str] = {}  # cache: "" -> first available backend
+
+# ``os.environ`` lookups cost ~1 us (key encoding); the launch path reads the
+# underlying dict (which ``os.environ[...] = ...`` and monkeypatch keep in sync).
+_ENV_DATA: dict[Any, Any] | None = getattr(os.environ, "_data", None)
+_ENV_KEY: Any = os.environ.encodekey(ENV_VAR) if hasattr(os.environ, "encodekey") else ENV_VAR
 
 _current: contextvars.ContextVar[str | None] = contextvars.ContextVar("kdsl_backend", default=None)
 
@@ -76,6 +83,8 @@ def register_backend(name: str, factory: Callable[[], Backend]) -> None:
     """Register (or replace) the factory for ``name``."""
     _FACTORIES[name] = factory
     _INSTANCES.pop(name, None)
+    _AVAILABILITY.pop(name, None)
+    _DEFAULT_NAME.clear()
 
 
 def known_backends() -> list[str]:
@@ -98,13 +107,24 @@ def get_backend(name: str) -> Backend:
     return inst
 
 
+def instantiated_backends() -> list[str]:
+    """Names of the backends constructed so far in this process."""
+    return list(_INSTANCES)
+
+
 def availability(name: str) -> tuple[bool, str]:
+    """(available?, reason) for ``name``, asked once per process and remembered."""
+    known = _AVAILABILITY.get(name)
+    if known is not None:
+        return known
     try:
-        return get_backend(name).availability()
+        result = get_backend(name).availability()
     except KdslError:
         raise
     except Exception as exc:  # a broken driver must not crash discovery
-        return False, f"{type(exc).__name__}: {exc}"
+        result = (False, f"{type(exc).__name__}: {exc}")
+    _AVAILABILITY[name] = result
+    return result
 
 
 def available_backends() -> list[str]:
@@ -133,13 +153,25 @@ def current_backend_name() -> str:
     chosen = _current.get()
     if chosen is not None:
         return chosen
-    env = os.environ.get(ENV_VAR, "").strip()
+    env = _env_backend()
     if env:
         return _check_name(env)
-    names = available_backends()
-    if not names:
-        raise BackendUnavailableError("no kdsl backend is available")
-    return names[0]
+    default = _DEFAULT_NAME.get("")
+    if default is None:
+        names = available_backends()
+        if not names:
+            raise BackendUnavailableError("no kdsl backend is available")
+        default = _DEFAULT_NAME[""] = names[0]
+    return default
+
+
+def _env_backend() -> str:
+    if _ENV_DATA is not None:
+        raw = _ENV_DATA.get(_ENV_KEY)
+        if raw is None:
+            return ""
+        return (raw.decode() if isinstance(raw, bytes) else str(raw)).strip()
+    return os.environ.get(ENV_VAR, "").strip()
 
 
 def resolve_backend(name: str | None = None) -> Backend:

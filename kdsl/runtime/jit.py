@@ -10,7 +10,6 @@ then launches on the chosen backend.
 from __future__ import annotations
 
 import inspect
-import os
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import Any, overload
@@ -22,12 +21,17 @@ from kdsl.frontend.specialization import ParamSpec
 from kdsl.ir.core import IRError, ModuleOp
 from kdsl.ir.verifier import verify
 from kdsl.runtime import args as argmod
-from kdsl.runtime.backend import CompiledKernel, LaunchOptions
-from kdsl.runtime.backends import resolve_backend
+from kdsl.runtime.backend import Backend, CompiledKernel, LaunchOptions
+from kdsl.runtime.backends import current_backend_name, resolve_backend
+from kdsl.runtime.device_array import DeviceArray, check_backend
+from kdsl.runtime.launcher import Launcher, env_flag_reader, make_binder
+
+_MISSING = object()
+_debug_env = env_flag_reader("KDSL_DEBUG")
 
 
 def debug_from_env() -> bool:
-    return os.environ.get("KDSL_DEBUG", "0") not in ("", "0")
+    return _debug_env()
 
 
 class KernelFunction:
@@ -51,6 +55,13 @@ class KernelFunction:
         # Globals the compiled code read (constexprs, kernels, modules): part of the cache
         # key, so rebinding e.g. a module-level kl.constexpr recompiles instead of going stale.
         self.used_globals: dict[Any, Any] = {}
+        # Fast path state: generated binder, launchers by cheap key, the identity of every
+        # used global when the launchers were built (checked per launch: O(#globals)).
+        self._binder = make_binder(self.signature, self.constexpr_names)
+        self._launchers: dict[Any, Launcher] = {}
+        self._global_snapshot: tuple[tuple[dict[str, Any], str, Any], ...] = ()
+        self._globals_ids: dict[tuple[Any, ...], int] = {}
+        self._globals_id = 0
 
     def _names(self, items: Iterable[int | str]) -> set[str]:
         out: set[str] = set()
@@ -83,27 +94,99 @@ class KernelFunction:
         )
 
     def __getitem__(self, grid: Any) -> Callable[..., None]:
+        run = self.run
+
         def launcher(*args: Any, **kwargs: Any) -> None:
-            self.run(*args, grid=grid, **kwargs)
+            run(*args, grid=grid, **kwargs)
 
         return launcher
 
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
-        """Bind, specialise, compile (cached) and launch over ``grid``."""
+        """Bind, specialise, compile (cached) and launch over ``grid``.
+
+        The fast path (see ``kdsl.runtime.launcher``) costs one generated
+        binder call, a globals identity check, a dict lookup and the backend's
+        launch; everything else happens in :meth:`_run_slow` on a miss.
+        """
+        binder = self._binder
+        if binder is None:
+            return self._run_slow(args, kwargs, grid)
+        try:
+            values, keys, opts = binder(*args, **kwargs)
+            for ns, name, obj in self._global_snapshot:
+                if ns.get(name, _MISSING) is not obj:
+                    self._globals_changed()
+                    break
+            key = (
+                current_backend_name(),
+                self._globals_id,
+                self.debug if self.debug is not None else _debug_env(),
+                tuple(sorted(opts.items())) if opts else (),
+                keys,
+            )
+            launcher = self._launchers.get(key)
+        except TypeError:  # bad arguments or unhashable constants: the slow path explains
+            return self._run_slow(args, kwargs, grid)
+        if launcher is None:
+            return self._run_slow(args, kwargs, grid, key)
+        launch = launcher.call
+        if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and grid[0] > 0:
+            launch((grid[0], 1, 1), values)
+            return None
+        grid3 = argmod.normalize_grid(grid, dict(zip(self.arg_names, values)), self.__name__)
+        if 0 not in grid3:
+            launch(grid3, values)
+        return None
+
+    def _run_slow(self, args: Sequence[Any], kwargs: dict[str, Any], grid: Any, key: Any = None) -> None:
+        """The fully checked launch: errors, compilation, and building the fast launcher."""
         binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
         grid3 = argmod.normalize_grid(grid, dict(binding.values), self.__name__)
         backend = resolve_backend()
-        specs, runtime = argmod.specialize(binding, self.constexpr_names, self.do_not_specialize, self.__name__)
+        specs, _ = argmod.specialize(binding, self.constexpr_names, self.do_not_specialize, self.__name__)
+        values = list(binding.values.values())
+        for name, v in binding.values.items():
+            if isinstance(v, DeviceArray):
+                check_backend(v, backend.name, name, self.__name__)
         options = launch_options(binding.options, self.__name__)
-        key = (backend.name, tuple(s.key() for s in specs), options, self._debug())
-        compiled = self.cache.get(key + self.globals_key())
-        if compiled is None:
-            module, entry = self.compile_module(specs, optimize=True)
-            compiled = backend.compile(module, entry, options)
-            self.cache[key + self.globals_key()] = compiled
+        compiled = self._compiled(backend, specs, options, self._debug())
+        runtime_index = [i for i, s in enumerate(specs) if not s.is_const]
+        launch = Launcher(compiled, runtime_index, values)
+        if key is not None and self._global_snapshot_fresh():
+            # compiled matches the globals as they are now: file it under their id
+            self._launchers[(key[0], self._globals_id, *key[2:])] = launch
         if 0 in grid3:
             return
-        compiled.launch(grid3, runtime)
+        launch(grid3, values)
+
+    def _compiled(self, backend: Backend, specs: list[ParamSpec], options: LaunchOptions, debug: bool) -> CompiledKernel:
+        """The compiled kernel for a specialisation: memory cache, then disk cache, then compile."""
+        from kdsl.runtime.compile import compile_specialization
+
+        ckey = (backend.name, tuple(s.key() for s in specs), options, debug)
+        compiled = self.cache.get(ckey + self.globals_key())
+        if compiled is None:
+            compiled = compile_specialization(self, backend, specs, options, debug)
+            self._snapshot_globals()
+            self.cache[ckey + self.globals_key()] = compiled
+        return compiled
+
+    def _snapshot_globals(self) -> None:
+        self._global_snapshot = tuple((g, n, g.get(n, _MISSING)) for g, n in self.used_globals.values())
+        gk = self.globals_key()
+        self._globals_id = self._globals_ids.setdefault(gk, len(self._globals_ids))
+
+    def _global_snapshot_fresh(self) -> bool:
+        return all(g.get(n, _MISSING) is o for g, n, o in self._global_snapshot)
+
+    def _globals_changed(self) -> None:
+        """A global the compiled code read was rebound: launches re-resolve from now on."""
+        self._snapshot_globals()
+
+    def add_global_dependencies(self, deps: Iterable[tuple[dict[str, Any], str]]) -> None:
+        """Record globals (namespace, name) the compiled code depends on."""
+        for ns, name in deps:
+            self.used_globals[(id(ns), name)] = (ns, name)
 
     # --- compilation ------------------------------------------------------------------
     def specialization(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[ParamSpec]:
@@ -134,13 +217,30 @@ class KernelFunction:
     def _debug(self) -> bool:
         return self.debug if self.debug is not None else debug_from_env()
 
-    def compile_module(self, specs: list[ParamSpec], optimize: bool = True) -> tuple[ModuleOp, str]:
-        """Generate, verify and (optionally) optimise the module for ``specs``."""
-        module, entry = generate_module(self, specs, debug=self._debug(), used_globals=self.used_globals)
+    def compile_module(
+        self,
+        specs: list[ParamSpec],
+        optimize: bool = True,
+        debug: bool | None = None,
+        stages: dict[str, bytes] | None = None,
+    ) -> tuple[ModuleOp, str]:
+        """Generate, verify and (optionally) optimise the module for ``specs``.
+
+        ``stages``, if given, receives ``tile.mlir`` (frontend output) and
+        ``opt.mlir`` (after the passes), printed with locations.
+        """
+        from kdsl.ir.printer import print_op
+
+        dbg = self._debug() if debug is None else debug
+        module, entry = generate_module(self, specs, debug=dbg, used_globals=self.used_globals)
         _verify(module)
+        if stages is not None:
+            stages["tile.mlir"] = print_op(module, locations=True).encode()
         if optimize:
             run_default_pipeline(module)
             _verify(module)
+            if stages is not None:
+                stages["opt.mlir"] = print_op(module, locations=True).encode()
         return module, entry
 
 

@@ -1,0 +1,32 @@
+"""Kernels shared by the runtime tests (a module, so subprocesses can import them)."""
+
+from __future__ import annotations
+
+import kdsl
+import kdsl.language as kl
+
+SCALE = kl.constexpr(2)
+
+
+@kdsl.kernel
+def add(x_ptr, y_ptr, out_ptr, n, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    mask = offs < n
+    kl.store(out_ptr + offs, kl.load(x_ptr + offs, mask=mask) + kl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+@kdsl.kernel
+def scale_of(x):
+    return x * SCALE
+
+
+@kdsl.kernel
+def scaled_copy(x_ptr, out_ptr, n, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    mask = offs < n
+    kl.store(out_ptr + offs, scale_of(kl.load(x_ptr + offs, mask=mask)), mask=mask)
+
+
+@kdsl.kernel
+def trivial(x_ptr):
+    kl.store(x_ptr + kl.arange(0, 16), kl.arange(0, 16).to(kl.float32))
