@@ -10,10 +10,10 @@ kernels run (``available_backends()`` lists what works on this machine).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from kdsl import language
+from kdsl.autotune import Config, autotune
 from kdsl.errors import (
     BackendUnavailableError,
     CompilationError,
@@ -42,35 +42,6 @@ def next_power_of_2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
-@dataclass(frozen=True)
-class Config:
-    """One set of meta-parameters plus launch options (what the autotuner tries).
-
-    ``kwargs`` are the constexpr meta-parameters passed to the kernel;
-    ``num_threads`` is the work-group size (0: backend default); ``num_warps``
-    and ``num_stages`` are accepted for Triton compatibility.
-    """
-
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    num_threads: int = 0
-    num_warps: int | None = None
-    num_stages: int | None = None
-
-    def all_kwargs(self) -> dict[str, Any]:
-        """Meta-parameters and the non-default launch options, ready for ``kernel[grid](..., **all)``."""
-        out = dict(self.kwargs)
-        if self.num_threads:
-            out["num_threads"] = self.num_threads
-        if self.num_warps is not None:
-            out["num_warps"] = self.num_warps
-        if self.num_stages is not None:
-            out["num_stages"] = self.num_stages
-        return out
-
-    def __hash__(self) -> int:
-        return hash((tuple(sorted(self.kwargs.items())), self.num_threads, self.num_warps, self.num_stages))
-
-
 def compile_to_ir(kernel: KernelFunction, *args: Any, optimize: bool = False, **meta: Any) -> ModuleOp:
     """The tile IR module ``kernel[grid](*args, **meta)`` would compile.
 
@@ -96,6 +67,7 @@ __all__ = [
     "KernelRuntimeError",
     "LaunchError",
     "OutOfBoundsError",
+    "autotune",
     "available_backends",
     "backend",
     "cdiv",

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "opt": ("kdsl.cli.opt", "run a pass pipeline over textual tile IR (like mlir-opt)"),
     "demo": ("kdsl.cli.demo", "run the tutorial kernels, check them against numpy, print a table"),
     "cache": ("kdsl.cli.cache", "list, inspect or clear the on-disk compile cache"),
+    "tune": ("kdsl.cli.tune", "autotune kernels offline over a list of shapes; --show lists stored results"),
 }
 
 

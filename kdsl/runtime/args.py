@@ -39,7 +39,8 @@ def bind(
     signature: inspect.Signature, args: Sequence[Any], kwargs: dict[str, Any], kernel: str, constexprs: set[str]
 ) -> Binding:
     params = signature.parameters
-    options = {k: kwargs.pop(k) for k in list(kwargs) if k in LAUNCH_OPTIONS and k not in params}
+    # Pass knobs travel as dotted launch options (``"pass.option"``) for the optimiser.
+    options = {k: kwargs.pop(k) for k in list(kwargs) if (k in LAUNCH_OPTIONS or "." in k) and k not in params}
     names = list(params)
     if len(args) > len(names):
         raise LaunchError(f"takes {len(names)} arguments but {len(args)} were given", None, kernel)

@@ -1,0 +1,54 @@
+"""Kernels for the autotuner tests (a module, so worker processes can import them)."""
+
+from __future__ import annotations
+
+import kdsl
+import kdsl.language as kl
+
+
+@kdsl.kernel
+def add_kernel(x, y, out, n, BLOCK: kl.constexpr):
+    pid = kl.program_id(0)
+    offs = pid * BLOCK + kl.arange(0, BLOCK)
+    mask = offs < n
+    kl.store(out + offs, kl.load(x + offs, mask=mask) + kl.load(y + offs, mask=mask), mask=mask)
+
+
+@kdsl.kernel
+def scale_kernel(x, out, n, BLOCK: kl.constexpr, FACTOR: kl.constexpr):
+    """FACTOR is a meta-parameter that changes the result: a config with FACTOR != 1 is wrong."""
+    pid = kl.program_id(0)
+    offs = pid * BLOCK + kl.arange(0, BLOCK)
+    mask = offs < n
+    kl.store(out + offs, kl.load(x + offs, mask=mask) * FACTOR, mask=mask)
+
+
+@kdsl.kernel
+def atomic_sum_kernel(x, total, n, BLOCK: kl.constexpr):
+    """Accumulates into ``total`` with atomics: repeated runs need reset_to_zero."""
+    pid = kl.program_id(0)
+    offs = pid * BLOCK + kl.arange(0, BLOCK)
+    mask = offs < n
+    kl.atomic_add(total, kl.sum(kl.load(x + offs, mask=mask, other=0.0), axis=0))
+
+
+@kdsl.kernel
+def inplace_inc_kernel(x, n, BLOCK: kl.constexpr):
+    """x += 1 in place: repeated runs need restore_value."""
+    pid = kl.program_id(0)
+    offs = pid * BLOCK + kl.arange(0, BLOCK)
+    mask = offs < n
+    kl.store(x + offs, kl.load(x + offs, mask=mask) + 1.0, mask=mask)
+
+
+@kdsl.kernel
+def maybe_hang_kernel(x, out, n, BLOCK: kl.constexpr, SPIN: kl.constexpr):
+    """With SPIN=1 the program never terminates (an infinite loop on the interpreter)."""
+    pid = kl.program_id(0)
+    offs = pid * BLOCK + kl.arange(0, BLOCK)
+    mask = offs < n
+    i = 0
+    if SPIN == 1:
+        while i >= 0:
+            i = (i + 1) % 7
+    kl.store(out + offs, kl.load(x + offs, mask=mask) + 2.0, mask=mask)
