@@ -17,11 +17,16 @@ def test_interpreter_is_available() -> None:
     assert "interpreter" in kdsl.available_backends()
 
 
-@pytest.mark.parametrize("name", ["opencl", "vulkan", "cpu"])
-def test_pending_backends_report_unavailable(name: str) -> None:
+@pytest.mark.parametrize("name", ["interpreter", "opencl", "vulkan", "cpu"])
+def test_availability_is_consistent_and_explains_itself(name: str) -> None:
     ok, reason = backends.availability(name)
-    assert not ok and reason
-    assert name not in kdsl.available_backends()
+    assert (name in kdsl.available_backends()) == ok
+    if not ok:
+        assert reason, "an unavailable backend must say what to install"
+
+
+def test_cpu_backend_needs_no_driver() -> None:
+    assert "cpu" in kdsl.available_backends()
 
 
 def test_unknown_backend_lists_known_names() -> None:
@@ -63,13 +68,17 @@ def test_env_variable(monkeypatch: pytest.MonkeyPatch) -> None:
         assert kdsl.current_backend_name() == "interpreter"
 
 
-def test_choice_is_per_thread_context() -> None:
+def test_choice_is_per_thread_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KDSL_BACKEND", raising=False)
+    default = kdsl.current_backend_name()
+    other = next(n for n in kdsl.available_backends() if n != default)
     seen: list[str] = []
-    with kdsl.backend("cpu"):
+    with kdsl.backend(other):
+        assert kdsl.current_backend_name() == other
         t = threading.Thread(target=lambda: seen.append(kdsl.current_backend_name()))
         t.start()
         t.join()
-    assert seen == ["interpreter"]
+    assert seen == [default]
 
 
 def test_default_is_first_available(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,240 @@
+"""The ``cpu`` backend: tile IR -> wi IR -> LLVM IR -> host object -> launch.
+
+``CPUBackend.compile`` lowers with a one-work-item-per-program layout
+(``num_threads = 1``: each program's tiles live in private arrays, element
+loops are vectorised by LLVM; a requested ``num_threads`` -- a GPU work-group
+size -- is ignored), renders LLVM IR, gets object code from the disk cache or
+LLVM (O3, host CPU), and links it into the process.
+
+A launch packs the arguments into one block of 8-byte slots (array data
+pointers: zero copy; scalars converted to the parameter type), splits the
+linearised grid into contiguous ranges, runs them on the thread pool and
+returns when all programs finished. Threads: ``LaunchOptions.extra``
+``("cpu_threads", n)``, else env ``KDSL_CPU_THREADS``, else the CPUs available.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kdsl.codegen.llvm import RenderedLLVM, render_llvm
+from kdsl.codegen.opencl.render import _written_args
+from kdsl.errors import DeviceAssertionError, LaunchError
+from kdsl.ir.core import Location, ModuleOp
+from kdsl.ir.types import PointerType, ScalarType, Type
+from kdsl.lowering import Layout, lower_to_wi
+from kdsl.runtime.backend import LaunchOptions
+from kdsl.runtime.cpu import compiler
+from kdsl.runtime.cpu.loader import LoadedObject
+from kdsl.runtime.cpu.pool import default_threads, get_pool, split
+from kdsl.runtime.cpu.target import host
+
+_SLOT_FMT = {"i1": "B7x", "i8": "b7x", "i16": "h6x", "i32": "i4x", "i64": "q", "u8": "B7x", "u16": "H6x",
+             "u32": "I4x", "u64": "Q", "f16": "e6x", "bf16": "f4x", "f32": "f4x", "f64": "d"}  # fmt: skip
+
+_LOADED: dict[str, LoadedObject] = {}  # object-code cache: IR hash -> linked object
+
+
+@dataclass
+class CompiledStages:
+    """Every artefact of one compilation (for dumps and tests)."""
+
+    wi_module: ModuleOp
+    rendered: RenderedLLVM
+    object_code: bytes
+    cache_hit: bool
+
+
+def compile_stages(module: ModuleOp, entry: str, options: LaunchOptions, noalias: bool = True) -> CompiledStages:
+    """Lower (``noalias``: pointer parameters assumed not to overlap), render, compile."""
+    wmod = lower_to_wi(module, entry, Layout(num_threads=1, chunk=1), noalias=noalias)
+    rendered = render_llvm(wmod)
+    obj, hit = compiler.compile_object(rendered.ir)
+    return CompiledStages(wmod, rendered, obj, hit)
+
+
+def _bf16(v: Any) -> float:
+    bits = int(np.float32(v).view(np.uint32))
+    if np.isnan(np.float32(v)):
+        return float(np.float32(v))
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return float(np.uint32(bits).view(np.float32))
+
+
+def _scalar_binder(t: ScalarType, name: str) -> Callable[[Any], Any]:
+    if t.name == "i1":
+        return lambda v: int(bool(v))
+    if t.name == "bf16":
+        return _bf16
+    conv = t.np_dtype.type
+    py = float if t.is_float else int
+
+    def bind(v: Any) -> Any:
+        try:
+            with np.errstate(all="ignore"):
+                return py(conv(v))
+        except (OverflowError, TypeError, ValueError) as e:
+            raise LaunchError(f"cannot pass {v!r} as {t}: {e}", name) from e
+
+    return bind
+
+
+def _address(v: Any, name: str) -> int:
+    if isinstance(v, np.ndarray):
+        return int(v.ctypes.data)
+    iface = getattr(v, "__array_interface__", None)
+    if iface is not None:
+        return int(iface["data"][0])
+    raise LaunchError(f"expected an array for a pointer parameter, got {type(v).__name__}", name)
+
+
+def _threads(options: LaunchOptions) -> int:
+    extra = dict(options.extra)
+    n = extra.get("cpu_threads")
+    return int(n) if n else default_threads()
+
+
+class CPUKernel:
+    """A compiled specialisation, launchable with numpy arrays and scalars."""
+
+    def __init__(self, stages: CompiledStages, threads: int, safe: Callable[[], CPUKernel] | None = None) -> None:
+        self.stages = stages
+        self._safe_factory = safe
+        self._safe: CPUKernel | None = None
+        r = stages.rendered
+        key = compiler.cache_key(r.ir, host())
+        loaded = _LOADED.get(key)
+        if loaded is None:
+            loaded = _LOADED[key] = LoadedObject(stages.object_code)
+        self.loaded = loaded
+        self.run = loaded.run
+        self.kernel_name = r.kernel_name
+        self.threads = max(1, threads)
+        func = stages.wi_module.body.ops[0]
+        self.asserts: tuple[tuple[str, str, int, int], ...] = tuple(func.attributes.get("asserts") or ())
+        self.prints = r.has_print
+        names = [str(n) for n in func.attributes["arg_names"]]
+        self.params: list[tuple[str, Callable[[Any], Any] | None]] = []
+        fmt = "<"
+        for t, n in zip(r.param_types, names):
+            fmt += _param(t, n, self.params)
+        self.fmt = struct.Struct(fmt + "Q")
+        self.nslots = len(self.params) + 1
+        written = _written_args(func)
+        self.noalias = bool(func.attributes.get("noalias"))
+        self.written = [i in written for i in range(len(self.params))]
+        self.check_alias = self.noalias and sum(b is None for _, b in self.params) > 1 and any(self.written)
+
+    def safe_kernel(self) -> CPUKernel:
+        """The variant compiled without the no-overlap assumption (built on first need)."""
+        if self._safe is None:
+            assert self._safe_factory is not None
+            self._safe = self._safe_factory()
+        return self._safe
+
+    def launch(self, grid: tuple[int, int, int], args: Sequence[Any]) -> None:
+        if len(args) != len(self.params):
+            raise LaunchError(f"expected {len(self.params)} arguments, got {len(args)}", kernel=self.kernel_name)
+        gx, gy, gz = (int(g) for g in grid)
+        if min(gx, gy, gz) <= 0:
+            return
+        if self.check_alias and _overlap(self.params, self.written, args):
+            self.safe_kernel().launch(grid, args)
+            return
+        values: list[Any] = []
+        keep: list[Any] = []
+        for (name, bind), v in zip(self.params, args):
+            if bind is None:
+                values.append(_address(v, name))
+                keep.append(v)
+            else:
+                values.append(bind(v))
+        status = ctypes.c_int32(0)
+        values.append(ctypes.addressof(status) if self.asserts else 0)
+        buf = ctypes.create_string_buffer(self.fmt.size)
+        self.fmt.pack_into(buf, 0, *values)
+        argv = ctypes.addressof(buf)
+        total = gx * gy * gz
+        run = self.run
+        if self.prints:
+            sys.stdout.flush()
+        if total == 1 or self.threads == 1:
+            run(argv, gx, gy, gz, 0, total)  # no thread hand-off: the cheapest launch
+        else:
+            ranges = split(total, self.threads)
+            get_pool(self.threads).run([_task(run, argv, gx, gy, gz, s, e) for s, e in ranges])
+        if self.prints:
+            _libc_fflush()
+        del keep
+        if status.value:
+            self._raise_assert(status.value)
+
+    def _raise_assert(self, aid: int) -> None:
+        message, file, line, col = self.asserts[aid - 1]
+        raise DeviceAssertionError(
+            f"device assertion failed in kernel '{self.kernel_name}': {message}", Location(file, line, col)
+        )
+
+
+def _param(t: Type, name: str, params: list[tuple[str, Callable[[Any], Any] | None]]) -> str:
+    if isinstance(t, PointerType):
+        params.append((name, None))
+        return "Q"
+    assert isinstance(t, ScalarType)
+    params.append((name, _scalar_binder(t, name)))
+    return _SLOT_FMT[t.name]
+
+
+def _overlap(params: list[tuple[str, Callable[[Any], Any] | None]], written: list[bool], args: Sequence[Any]) -> bool:
+    """True when memory written through one pointer parameter is reachable through another."""
+    spans = []
+    for (_, bind), w, v in zip(params, written, args):
+        if bind is None:
+            lo = _address(v, "")
+            spans.append((lo, lo + max(1, int(getattr(v, "nbytes", 1))), w))
+    spans.sort()
+    group_hi, group_written, group_size = -1, False, 0
+    for lo, hi, w in spans:
+        if lo < group_hi:
+            group_hi, group_written, group_size = max(group_hi, hi), group_written or w, group_size + 1
+            if group_written and group_size > 1:
+                return True
+        else:
+            group_hi, group_written, group_size = hi, w, 1
+    return False
+
+
+def _task(run: Any, argv: int, gx: int, gy: int, gz: int, s: int, e: int) -> Callable[[], None]:
+    return lambda: run(argv, gx, gy, gz, s, e)
+
+
+def _libc_fflush() -> None:
+    ctypes.CDLL(None).fflush(None)
+
+
+class CPUBackend:
+    """``kdsl.runtime.backend.Backend`` for the host CPU through llvmlite."""
+
+    name = "cpu"
+
+    def availability(self) -> tuple[bool, str]:
+        try:
+            import llvmlite.binding  # noqa: F401
+        except ImportError as exc:
+            return False, f"llvmlite is not importable ({exc}); install it with 'pip install llvmlite'"
+        return True, ""
+
+    def compile(self, module: ModuleOp, entry: str, options: LaunchOptions) -> CPUKernel:
+        threads = _threads(options)
+
+        def safe() -> CPUKernel:
+            return CPUKernel(compile_stages(module, entry, options, noalias=False), threads)
+
+        return CPUKernel(compile_stages(module, entry, options), threads, safe)

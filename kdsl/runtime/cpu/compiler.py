@@ -1,0 +1,119 @@
+"""LLVM IR text -> optimised host object code, through the disk cache.
+
+``compile_object(ir_text)`` returns the object file bytes for the host. The
+pass pipeline is LLVM's O3 (loop and SLP vectorisation, unrolling, inlining of
+the ``alwaysinline`` kernel and math functions into the driver loop).
+
+Cache: ``<KDSL_CACHE_DIR or ~/.cache/kdsl>/cpu/<key>/`` holding ``kernel.ll``
+(for inspection), ``kernel.o`` and ``meta.json`` with the object's SHA-256.
+The key hashes the IR text with :attr:`Host.fingerprint` (llvmlite version,
+triple, CPU name, feature string), so another CPU or LLVM never reuses an
+entry. Writes go to a temporary file renamed into place (atomic); an entry
+whose checksum does not match is rebuilt, never loaded. ``KDSL_ALWAYS_COMPILE=1``
+bypasses the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import llvmlite.binding as llvm
+
+from kdsl.runtime.cpu.target import Host, host
+
+CACHE_VERSION = "1"
+
+
+def cache_root() -> Path:
+    base = os.environ.get("KDSL_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "kdsl")
+    return Path(base) / "cpu"
+
+
+def cache_key(ir_text: str, h: Host) -> str:
+    digest = hashlib.sha256()
+    for part in (CACHE_VERSION, h.fingerprint, ir_text):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:40]
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _load_cached(entry: Path) -> bytes | None:
+    try:
+        meta = json.loads((entry / "meta.json").read_text())
+        obj = (entry / "kernel.o").read_bytes()
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("sha256") != hashlib.sha256(obj).hexdigest():
+        return None
+    return obj
+
+
+def _store(entry: Path, ir_text: str, obj: bytes, h: Host) -> None:
+    try:
+        root = entry.parent
+        if not root.parent.exists():
+            root.parent.mkdir(parents=True, mode=0o700)  # the kdsl cache dir: private to the user
+        root.mkdir(exist_ok=True, mode=0o700)
+        entry.mkdir(exist_ok=True, mode=0o700)
+        _atomic_write(entry / "kernel.ll", ir_text.encode())
+        _atomic_write(entry / "kernel.o", obj)
+        meta = {"sha256": hashlib.sha256(obj).hexdigest(), "host": h.fingerprint, "version": CACHE_VERSION}
+        _atomic_write(entry / "meta.json", json.dumps(meta, indent=1).encode())
+    except OSError:
+        pass  # a read-only or full disk only costs a recompile next time
+
+
+def optimise(ir_text: str, h: Host) -> llvm.ModuleRef:
+    mod = llvm.parse_assembly(ir_text)
+    mod.triple = h.triple
+    mod.data_layout = h.data_layout
+    mod.verify()
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pto.loop_unrolling = True
+    pb = llvm.create_pass_builder(h.tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+    return mod
+
+
+def compile_object(ir_text: str, use_cache: bool = True) -> tuple[bytes, bool]:
+    """(object code, whether it came from the disk cache)."""
+    h = host()
+    use_cache = use_cache and os.environ.get("KDSL_ALWAYS_COMPILE", "") not in ("1", "true", "yes")
+    entry = cache_root() / cache_key(ir_text, h)
+    if use_cache:
+        obj = _load_cached(entry)
+        if obj is not None:
+            return obj, True
+    obj = h.tm.emit_object(optimise(ir_text, h))
+    if use_cache:
+        _store(entry, ir_text, obj, h)
+    return obj, False
+
+
+def optimised_ir(ir_text: str) -> str:
+    """The O3-optimised LLVM IR (for dumps and vectorisation checks)."""
+    return str(optimise(ir_text, host()))
+
+
+def assembly(ir_text: str) -> str:
+    """Host assembly of the optimised module (for dumps)."""
+    h = host()
+    text: str = h.tm.emit_assembly(optimise(ir_text, h))
+    return text

@@ -1,0 +1,79 @@
+"""llvmlite initialisation and the host target machine (one per process).
+
+The target machine is created for the host CPU by name and feature string
+(``znver5``/``+avx512f,...`` here), so the code generator may use AVX2 or
+AVX-512 where the host has them; the same strings are part of the disk-cache
+key, so object code is never reused on a different CPU.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+from dataclasses import dataclass
+
+import llvmlite
+import llvmlite.binding as llvm
+
+
+@dataclass(frozen=True)
+class Host:
+    """The host target: what object code is compiled for."""
+
+    triple: str
+    cpu: str
+    features: str
+    data_layout: str
+    tm: llvm.TargetMachine
+
+    def new_tm(self) -> llvm.TargetMachine:
+        """A fresh target machine (an MCJIT engine takes ownership of the one it gets)."""
+        return _make_tm(self.triple, self.cpu, self.features)
+
+    @property
+    def fingerprint(self) -> str:
+        """Everything the generated machine code depends on besides the IR."""
+        return f"llvmlite {llvmlite.__version__}|{self.triple}|{self.cpu}|{self.features}"
+
+
+@functools.cache
+def host() -> Host:
+    """Initialise LLVM (once) and build the host target machine at O3."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    _register_libc()
+    triple = llvm.get_process_triple()
+    cpu = llvm.get_host_cpu_name()
+    features = llvm.get_host_cpu_features().flatten()
+    tm = _make_tm(triple, cpu, features)
+    return Host(triple, cpu, features, str(tm.target_data), tm)
+
+
+def _make_tm(triple: str, cpu: str, features: str) -> llvm.TargetMachine:
+    target = llvm.Target.from_triple(triple)
+    return target.create_target_machine(cpu=cpu, features=features, opt=3, reloc="pic", codemodel="jitdefault", jit=True)
+
+
+# C functions generated code may call (libm for scalar math, libc for printf).
+_LIBC_SYMBOLS = ("printf", "fflush")
+_LIBM_SYMBOLS = tuple(
+    n + suffix
+    for n in ("fmod", "erf", "tanh", "sin", "cos", "exp", "exp2", "log", "log2", "pow", "sqrt", "floor", "ceil")
+    for suffix in ("", "f")
+)
+
+
+def _register_libc() -> None:
+    """Tell the JIT linker where libc/libm functions live in this process."""
+    libc = ctypes.CDLL(None)
+    libm_name = ctypes.util.find_library("m")
+    libm = ctypes.CDLL(libm_name) if libm_name else libc
+    for lib, names in ((libc, _LIBC_SYMBOLS), (libm, _LIBM_SYMBOLS)):
+        for name in names:
+            try:
+                addr = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+            except AttributeError:
+                continue
+            if addr:
+                llvm.add_symbol(name, addr)
