@@ -11,8 +11,9 @@ from kdsl.ir.dialects.arith import ARITH
 from kdsl.ir.dialects.math import MATH
 from kdsl.ir.dialects.scf import SCF
 from kdsl.ir.dialects.tile import TILE
+from kdsl.ir.dialects.wi import WI
 
-DIALECTS: tuple[Dialect, ...] = (BUILTIN, ARITH, MATH, SCF, TILE)
+DIALECTS: tuple[Dialect, ...] = (BUILTIN, ARITH, MATH, SCF, TILE, WI)
 
 OPS: dict[str, type[Operation]] = {name: cls for d in DIALECTS for name, cls in d.by_name.items()}
 

@@ -135,6 +135,36 @@ class ScalarType(Type):
         """Bytes per element in memory (``i1`` is stored as one byte)."""
         return max(1, self.bitwidth // 8)
 
+    # --- Triton ``tl.dtype`` compatibility (kernels query dtypes at compile time) ---
+    @property
+    def primitive_bitwidth(self) -> int:
+        return self.bitwidth
+
+    @property
+    def int_bitwidth(self) -> int:
+        return self.bitwidth
+
+    def is_floating(self) -> bool:
+        return self.is_float
+
+    def is_int_signed(self) -> bool:
+        return self.is_signed
+
+    def is_int_unsigned(self) -> bool:
+        return self.is_unsigned
+
+    def is_fp16(self) -> bool:
+        return self.name == "f16"
+
+    def is_bf16(self) -> bool:
+        return self.name == "bf16"
+
+    def is_fp32(self) -> bool:
+        return self.name == "f32"
+
+    def is_fp64(self) -> bool:
+        return self.name == "f64"
+
     @property
     def np_dtype(self) -> np.dtype[np.generic]:
         if self.name == "bf16":
@@ -148,6 +178,11 @@ class PointerType(Type):
 
     pointee: ScalarType
     address_space: int = 1
+
+    @property
+    def element_ty(self) -> ScalarType:
+        """Triton's name for the pointee type."""
+        return self.pointee
 
     def text(self) -> str:
         if self.address_space == 1:
@@ -194,6 +229,35 @@ class TileType(Type):
 
     def is_tile(self) -> bool:
         return True
+
+
+MEMORY_SPACES = ("private", "local")
+
+
+@dataclass(frozen=True)
+class MemRefType(Type):
+    """A fixed-size array of ``element`` values in ``private`` or ``local`` memory.
+
+    Only the work-item IR uses it (``wi.alloc``): a tile distributed over the
+    work-items of a work-group lives in one private array per work-item, or
+    whole in one ``__local`` buffer shared by the group. Text:
+    ``memref<16xf32, private>``.
+    """
+
+    size: int
+    element: ScalarType | PointerType
+    space: str = "private"
+
+    def __post_init__(self) -> None:
+        if self.space not in MEMORY_SPACES:
+            raise ValueError(f"unknown memory space {self.space!r}")
+
+    def text(self) -> str:
+        return f"memref<{self.size}x{self.element.text()}, {self.space}>"
+
+    @property
+    def scalar(self) -> ScalarType | PointerType:
+        return self.element
 
 
 # Singletons for the scalar types, so code can write ``types.f32``.
@@ -244,6 +308,15 @@ def _parse_type_prefix(text: str) -> tuple[Type, str]:
             raise TypeParseError(f"pointer to non-scalar {parts[0]!r}")
         space = int(parts[1]) if len(parts) > 1 else 1
         return PointerType(pointee, space), rest
+    if text.startswith("memref<"):
+        inner, rest = _split_angle(text[6:])
+        m = re.match(r"(\d+)x(.*),\s*([a-z]+)$", inner)
+        if not m or m.group(3) not in MEMORY_SPACES:
+            raise TypeParseError(f"malformed memref type {text!r}")
+        melem = parse_type(m.group(2))
+        if not isinstance(melem, (ScalarType, PointerType)):
+            raise TypeParseError(f"memref of non-scalar {m.group(2)!r}")
+        return MemRefType(int(m.group(1)), melem, m.group(3)), rest
     if text.startswith("tile<"):
         inner, rest = _split_angle(text[4:])
         m = re.match(r"((?:\d+x)+)(.*)$", inner)

@@ -1,0 +1,1 @@
+"""Code generators: one renderer per target below the work-item IR."""

@@ -1,0 +1,285 @@
+"""``wi``: the work-item dialect -- what ONE work-item of a work-group does.
+
+Below the tile IR every tile has been distributed: a ``wi.func`` body only
+computes scalars (``arith``/``math`` ops on scalar types), runs ``scf`` loops
+and branches, and touches memory through the ops here. Tiles that must live
+across ops sit in ``wi.alloc`` arrays: ``private`` (one per work-item) or
+``local`` (one per work-group, shared). Renderers for OpenCL C, SPIR-V and
+LLVM IR are therefore thin printers; every mapping decision (layouts, which
+tiles are materialised, where barriers go) was made by ``kdsl.lowering``.
+
+Semantics that the renderers must keep:
+
+* ``scf`` control flow in a ``wi.func`` is uniform across the work-group
+  wherever a ``wi.barrier`` can be reached (the lowering guarantees it);
+* integer/float ops have exactly the ``arith``/``math`` meaning (wrapping,
+  C division with the interpreter's zero/overflow rules, shift rules);
+* ``i1`` is stored in memory as one byte (0 or 1).
+"""
+
+from __future__ import annotations
+
+from kdsl.ir.core import Block, Dialect, IsolatedFromAbove, Operation, Pure, Symbol, Terminator
+from kdsl.ir.dialects.common import require_bool, require_int
+from kdsl.ir.dialects.tile import ATOMIC_KINDS, MEM_SCOPES, MEM_SEMANTICS
+from kdsl.ir.types import MemRefType, PointerType, ScalarType
+
+I32 = ScalarType("i32")
+
+
+class FuncOp(Operation):
+    """``wi.func @name(%args)``: one OpenCL-style kernel.
+
+    Attributes: ``sym_name``; ``arg_names`` (user parameter names);
+    ``num_threads`` (work-group size, the lowering's layout parameter);
+    ``divisibility`` (per argument, copied from the tile function);
+    ``asserts`` (tuple of (message, file, line, col) per assert id, so the
+    runtime can name a failed ``wi.assert``); ``local_bytes`` (total
+    ``__local`` memory); ``noalias`` (the lowering assumed that no two
+    pointer parameters overlap where one is written, so loads and stores
+    were fused freely; the runtime must not launch it on aliased memory).
+    The body ends in ``wi.return``.
+    """
+
+    NAME = "wi.func"
+    RESULTS = ()
+    REGIONS = 1
+    ATTRS = {
+        "sym_name": str,
+        "arg_names": tuple,
+        "num_threads": int,
+        "divisibility?": tuple,
+        "asserts?": tuple,
+        "local_bytes?": int,
+        "noalias?": bool,
+    }
+    TRAITS = (IsolatedFromAbove, Symbol)
+
+    @property
+    def body(self) -> Block:
+        return self.regions[0].block
+
+    def verify_(self) -> None:
+        if not isinstance(self.body.terminator, ReturnOp):
+            raise self.error("body must end in wi.return")
+        if self.attributes["num_threads"] < 1:
+            raise self.error("num_threads must be >= 1")
+
+
+class ReturnOp(Operation):
+    """``wi.return``: ends a ``wi.func``."""
+
+    NAME = "wi.return"
+    RESULTS = ()
+    TRAITS = (Terminator,)
+    IS_TERMINATOR = True
+
+
+class _Index(Operation):
+    TRAITS = (Pure,)
+
+    def verify_(self) -> None:
+        if self.result.type != I32:
+            raise self.error("result must be i32")
+
+
+class ProgramIdOp(_Index):
+    """Work-group id along ``axis`` (= the tile program id); i32."""
+
+    NAME = "wi.program_id"
+    ATTRS = {"axis": int}
+
+
+class NumProgramsOp(_Index):
+    """Number of work-groups along ``axis`` (= the launch grid); i32."""
+
+    NAME = "wi.num_programs"
+    ATTRS = {"axis": int}
+
+
+class LocalIdOp(_Index):
+    """This work-item's index inside its (1-D) work-group; i32."""
+
+    NAME = "wi.local_id"
+
+
+class AllocOp(Operation):
+    """``wi.alloc : memref<NxT, space>``: a private array or a ``__local`` buffer.
+
+    Allocations are hoisted to the top of the function (OpenCL requires
+    ``__local`` variables at kernel scope); contents start undefined.
+    """
+
+    NAME = "wi.alloc"
+    TRAITS = ()
+
+    def verify_(self) -> None:
+        if not isinstance(self.result.type, MemRefType):
+            raise self.error(f"result must be a memref, got {self.result.type}")
+
+
+class LoadOp(Operation):
+    """``wi.load %mem, %index``: read element ``index`` (i32) of a memref."""
+
+    NAME = "wi.load"
+    OPERANDS = ("mem", "index")
+
+    def verify_(self) -> None:
+        t = self.mem.type
+        if not isinstance(t, MemRefType) or self.result.type != t.element:
+            raise self.error("loads a memref element")
+        require_int(self, self.index.type)
+
+
+class StoreOp(Operation):
+    """``wi.store %value, %mem, %index``: write element ``index`` of a memref."""
+
+    NAME = "wi.store"
+    OPERANDS = ("value", "mem", "index")
+    RESULTS = ()
+
+    def verify_(self) -> None:
+        t = self.mem.type
+        if not isinstance(t, MemRefType) or self.value.type != t.element:
+            raise self.error("stores a memref element")
+        require_int(self, self.index.type)
+
+
+class AddPtrOp(Operation):
+    """``wi.addptr %ptr, %offset``: advance a global pointer by ``offset`` elements."""
+
+    NAME = "wi.addptr"
+    OPERANDS = ("ptr", "offset")
+    TRAITS = (Pure,)
+
+    def verify_(self) -> None:
+        if not isinstance(self.ptr.type, PointerType) or self.result.type != self.ptr.type:
+            raise self.error("expects and returns a scalar pointer")
+        require_int(self, self.offset.type)
+
+
+class GLoadOp(Operation):
+    """``wi.gload %ptr [, %mask [, %other]]``: read global memory.
+
+    When ``mask`` (i1) is false the memory is not touched and the result is
+    ``other`` (0 when absent): a guarded access, never a speculative one.
+    """
+
+    NAME = "wi.gload"
+    OPERANDS = ("ptr", "mask?", "other?")
+
+    def verify_(self) -> None:
+        pt = self.ptr.type
+        if not isinstance(pt, PointerType) or self.result.type != pt.pointee:
+            raise self.error("loads the pointee of a scalar pointer")
+        if self.mask is not None:
+            require_bool(self, self.mask.type)
+        if self.other is not None and self.other.type != pt.pointee:
+            raise self.error("'other' must have the pointee type")
+
+
+class GStoreOp(Operation):
+    """``wi.gstore %ptr, %value [, %mask]``: write global memory where mask holds."""
+
+    NAME = "wi.gstore"
+    OPERANDS = ("ptr", "value", "mask?")
+    RESULTS = ()
+
+    def verify_(self) -> None:
+        pt = self.ptr.type
+        if not isinstance(pt, PointerType) or self.value.type != pt.pointee:
+            raise self.error("stores the pointee of a scalar pointer")
+        if self.mask is not None:
+            require_bool(self, self.mask.type)
+
+
+class BarrierOp(Operation):
+    """``wi.barrier``: work-group barrier with a local-memory fence."""
+
+    NAME = "wi.barrier"
+    RESULTS = ()
+
+
+class AtomicRMWOp(Operation):
+    """``wi.atomic_rmw {kind, sem, scope} %ptr, %val [, %mask]``: the tile op's
+    meaning for one lane; returns the old value (``val`` when masked off)."""
+
+    NAME = "wi.atomic_rmw"
+    OPERANDS = ("ptr", "val", "mask?")
+    ATTRS = {"kind": str, "sem?": str, "scope?": str}
+
+    def verify_(self) -> None:
+        pt = self.ptr.type
+        if not isinstance(pt, PointerType) or self.val.type != pt.pointee or self.result.type != pt.pointee:
+            raise self.error("value and result must have the pointee type")
+        if self.attributes["kind"] not in ATOMIC_KINDS:
+            raise self.error(f"unknown atomic kind {self.attributes['kind']!r}")
+        _check_sem(self)
+
+
+class AtomicCASOp(Operation):
+    """``wi.atomic_cas %ptr, %cmp, %val``: one lane of ``tile.atomic_cas``."""
+
+    NAME = "wi.atomic_cas"
+    OPERANDS = ("ptr", "cmp", "val")
+    ATTRS = {"sem?": str, "scope?": str}
+
+    def verify_(self) -> None:
+        pt = self.ptr.type
+        if not isinstance(pt, PointerType) or any(v.type != pt.pointee for v in (self.cmp, self.val, self.result)):
+            raise self.error("cmp, val and result must have the pointee type")
+        _check_sem(self)
+
+
+def _check_sem(op: Operation) -> None:
+    if op.attributes.get("sem", "acq_rel") not in MEM_SEMANTICS:
+        raise op.error("unknown memory semantic")
+    if op.attributes.get("scope", "gpu") not in MEM_SCOPES:
+        raise op.error("unknown memory scope")
+
+
+class PrintOp(Operation):
+    """``wi.print {format} %args...``: printf with a C format string whose
+    conversions match the argument types (the lowering builds it)."""
+
+    NAME = "wi.print"
+    OPERANDS = ("*args",)
+    RESULTS = ()
+    ATTRS = {"format": str}
+
+
+class AssertOp(Operation):
+    """``wi.assert %cond {id}``: if ``cond`` is false, record assert ``id``
+    (1-based index into the function's ``asserts``) in the status buffer;
+    the runtime raises ``DeviceAssertionError`` after the launch."""
+
+    NAME = "wi.assert"
+    OPERANDS = ("cond",)
+    RESULTS = ()
+    ATTRS = {"id": int}
+
+    def verify_(self) -> None:
+        require_bool(self, self.cond.type)
+
+
+WI = Dialect(
+    "wi",
+    [
+        FuncOp,
+        ReturnOp,
+        ProgramIdOp,
+        NumProgramsOp,
+        LocalIdOp,
+        AllocOp,
+        LoadOp,
+        StoreOp,
+        AddPtrOp,
+        GLoadOp,
+        GStoreOp,
+        BarrierOp,
+        AtomicRMWOp,
+        AtomicCASOp,
+        PrintOp,
+        AssertOp,
+    ],
+)

@@ -1,0 +1,39 @@
+"""Tile IR -> work-item IR: layouts, element loops, local memory, barriers.
+
+``lower_to_wi(module, entry, layout)`` returns a new ``builtin.module`` holding
+one ``wi.func`` (see :mod:`kdsl.ir.dialects.wi`). Every backend below the tile
+level (OpenCL C now, SPIR-V and LLVM IR later) prints that IR; the decisions
+-- which tiles are stored, how elements map to work-items, where barriers go
+-- are all made here. Design notes: ``docs/LOWERING.md``.
+"""
+
+from __future__ import annotations
+
+from kdsl.errors import CompilationError
+from kdsl.ir.core import ModuleOp
+from kdsl.lowering import ops_collective, ops_control, ops_memory, ops_shape  # noqa: F401  (register lowerings)
+from kdsl.lowering.layout import TUNABLES, Layout
+from kdsl.lowering.lowerer import Lowerer
+from kdsl.lowering.simplify import simplify
+
+
+def lower_to_wi(
+    module: ModuleOp, entry: str, layout: Layout, local_limit: int = 1 << 20, noalias: bool = True
+) -> ModuleOp:
+    """Lower ``entry`` (an inlined ``tile.func`` of ``module``) to a module with one ``wi.func``.
+
+    ``noalias``: assume pointer parameters never overlap memory another one
+    writes (loads and stores then fuse into one element loop); with False,
+    every load of a tile program completes before its next store.
+    """
+    func = module.lookup(entry)
+    if func is None or func.NAME != "tile.func":
+        raise CompilationError(f"opencl lowering: no tile.func named '{entry}'")
+    wfunc = Lowerer(func, layout, local_limit, noalias).run()
+    simplify(wfunc)
+    out = ModuleOp.empty(loc=module.loc)
+    out.body.append(wfunc)
+    return out
+
+
+__all__ = ["TUNABLES", "Layout", "lower_to_wi"]

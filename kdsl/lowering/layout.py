@@ -1,0 +1,69 @@
+"""How the elements of a tile are spread over the work-items of a work-group.
+
+A blocked layout on the tile's row-major *flat* index, like Triton's
+``BlockedEncoding`` without warps: the flat index space is cut into chunks
+of ``chunk`` consecutive elements; chunk ``c`` belongs to work-item
+``c % num_threads``. Work-item ``t`` therefore owns the flat indices::
+
+    e(slot) = ((slot // chunk) * num_threads + t) * chunk + slot % chunk
+
+for ``slot`` in ``[0, slots(numel))``, and keeps them in a private array of
+that many slots. When ``num_threads * chunk`` does not divide ``numel``
+(small tiles) the excess slots are guarded off, so each element still has
+exactly one owner (atomics and stores happen once).
+
+Why flat: every elementwise op, ``reshape`` and ``expand_dims`` keep the
+flat index, so they never move data between work-items; only ``broadcast``,
+``permute``, ``join``/``split`` of stored tiles and the collective ops
+(reduce, scan, dot) read other work-items' elements, and they do it through
+one ``__local`` copy of the tile. With ``num_threads == 1`` (the default,
+right for CPU devices such as PoCL) the private array *is* the whole tile
+and no local memory or barrier is ever used.
+
+The knobs (``num_threads``, ``chunk``) are the autotuner's search space:
+see :data:`TUNABLES`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kdsl.errors import CompilationError
+
+TUNABLES: dict[str, tuple[int, ...]] = {
+    "num_threads": (1, 2, 4, 8, 16, 32, 64, 128, 256),
+    "chunk": (1, 2, 4, 8, 16),
+}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Work-group size and chunk length of the blocked layout (see module doc)."""
+
+    num_threads: int = 1
+    chunk: int = 1
+
+    def __post_init__(self) -> None:
+        if self.num_threads < 1 or self.chunk < 1:
+            raise CompilationError(f"invalid layout {self}: num_threads and chunk must be >= 1")
+
+    @property
+    def group(self) -> int:
+        """Elements covered by one round of all work-items."""
+        return self.num_threads * self.chunk
+
+    def slots(self, numel: int) -> int:
+        """Private slots per work-item for a tile of ``numel`` elements."""
+        rounds = -(-numel // self.group)
+        return rounds * self.chunk
+
+    def exact(self, numel: int) -> bool:
+        """True when every slot of every work-item holds an element."""
+        return numel % self.group == 0
+
+    @staticmethod
+    def from_options(num_threads: int, extra: tuple[tuple[str, Any], ...]) -> Layout:
+        opts = dict(extra)
+        nt = num_threads or int(opts.get("num_threads", 1))
+        return Layout(num_threads=nt, chunk=int(opts.get("chunk", 1)))

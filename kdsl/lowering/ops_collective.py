@@ -1,0 +1,193 @@
+"""Lowering of the ops that combine elements across a tile: reduce, scan, dot.
+
+Each owned *output* element is computed by its owner with a sequential loop
+over the combined axis, reading the inputs at foreign indices (from the
+``__local`` copy when the group has several work-items). Reductions to a
+scalar run the loop in every work-item, so the scalar stays uniform.
+
+Orders: a reduce folds ``acc = combine(acc, x[r])`` for r = 1..n-1 from
+``acc = x[0]`` (``acc`` always from lower indices, so a tie-keeping combiner
+keeps the lowest index, as the interpreter's tree does); a scan is the same
+prefix fold (reversed: from the end); ``dot`` sums k = 0..K-1 into the
+accumulator element. Float results may differ from the interpreter's tree
+order by rounding; integer results are exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kdsl.ir.core import Block, Builder, Operation, Region, Value
+from kdsl.ir.dialects import arith, scf
+from kdsl.ir.types import ScalarType
+from kdsl.lowering.index import Index
+from kdsl.lowering.lowerer import I32, Lowerer, lower_scalar_region, lowers
+from kdsl.lowering.reps import Mat, Rep, cost_of, leaves_of, merge_leaves
+
+
+def _for(lw: Lowerer, lo: Value, hi: Value, inits: list[Value],
+         body: Callable[[Value, list[Value]], list[Value]]) -> list[Value]:
+    """Emit ``scf.for iv = lo..hi`` at ``eb`` carrying scalars; return the results."""
+    blk = Block([I32, *(v.type for v in inits)])
+    loop = lw.eb.create(scf.ForOp, [lo, hi, lw.iconst(1), *inits], [v.type for v in inits],
+                        regions=[Region([blk])])
+    b = Builder(blk)
+    b.loc = lw.eb.loc
+    with lw.at(b):
+        out = body(blk.args[0], list(blk.args[1:]))
+    blk.append(scf.YieldOp(out, loc=lw.eb.loc))
+    return list(loop.results)
+
+
+def _stored_inputs(lw: Lowerer, vals: list[Value]) -> list[Rep]:
+    """Input reps, storing expressions that are costly to evaluate at every foreign read."""
+    reps = [lw.rep(v) for v in vals]
+    return [lw.materialise(r) if cost_of(r) > 2 else r for r in reps]
+
+
+def _combine(lw: Lowerer, op: Operation, acc: list[Value], new: list[Value]) -> list[Value]:
+    return lower_scalar_region(lw, op.regions[0].block, [*acc, *new], lw.eb)
+
+
+@lowers("tile.reduce")
+def lower_reduce(lw: Lowerer, op: Operation) -> None:
+    axis = op.attributes["axis"]
+    shape = op.inputs[0].type.shape
+    n = shape[axis]
+    reps = _stored_inputs(lw, list(op.inputs))
+    lw.prepare(merge_leaves(*(leaves_of(r, False) for r in reps)))
+
+    def reduce_at(outer: list[Value]) -> list[Value]:
+        def at(r: Value) -> Index:
+            return Index(lw, shape, dims=[*outer[:axis], r, *outer[axis:]])
+
+        first = [lw.elem(x, at(lw.iconst(0))) for x in reps]
+        if n == 1:
+            return first
+
+        def step(r: Value, acc: list[Value]) -> list[Value]:
+            return _combine(lw, op, acc, [lw.elem(x, at(r)) for x in reps])
+
+        return _for(lw, lw.iconst(1), lw.iconst(n), first, step)
+
+    out_shape = shape[:axis] + shape[axis + 1:]
+    if not out_shape:
+        lw.close_nest()
+        with lw.at(lw.top):
+            for res, v in zip(op.results, reduce_at([])):
+                lw.vals[res] = v
+        return
+    mats = [lw.new_mat(out_shape, r.type.scalar) for r in op.results]
+
+    def body(idx: Index) -> None:
+        for m, v in zip(mats, reduce_at(idx.dims())):
+            lw.put(m, idx, v)
+
+    lw.elementwise(out_shape, [], body)
+    for res, m in zip(op.results, mats):
+        lw.reps[res] = m
+
+
+@lowers("tile.scan")
+def lower_scan(lw: Lowerer, op: Operation) -> None:
+    axis = op.attributes["axis"]
+    reverse = bool(op.attributes["reverse"])
+    shape = op.inputs[0].type.shape
+    n = shape[axis]
+    reps = _stored_inputs(lw, list(op.inputs))
+    lw.prepare(merge_leaves(*(leaves_of(r, False) for r in reps)))
+    mats = [lw.new_mat(shape, r.type.scalar) for r in op.results]
+
+    def pos(r: Value) -> Value:
+        return lw.emit(arith.SubOp, [lw.iconst(n - 1), r], I32) if reverse else r
+
+    if lw.layout.num_threads == 1:
+        # one pass per row: the private array is the whole tile
+        row_shape = shape[:axis] + shape[axis + 1:]
+
+        def row(idx: Index) -> None:
+            outer = idx.dims() if row_shape else []
+
+            def at(r: Value) -> Index:
+                return Index(lw, shape, dims=[*outer[:axis], pos(r), *outer[axis:]])
+
+            def write(i: Index, vals: list[Value]) -> None:
+                for m, v in zip(mats, vals):
+                    lw.eb.create(_store_op(), [v, m.priv, i.flat()])
+
+            first = [lw.elem(x, at(lw.iconst(0))) for x in reps]
+            write(at(lw.iconst(0)), first)
+
+            def step(r: Value, acc: list[Value]) -> list[Value]:
+                i = at(r)
+                out = _combine(lw, op, acc, [lw.elem(x, i) for x in reps])
+                write(i, out)
+                return out
+
+            _for(lw, lw.iconst(1), lw.iconst(n), first, step)
+
+        lw.elementwise(row_shape or (1,), [], row, alone=True)
+    else:
+        def body(idx: Index) -> None:
+            dims = idx.dims()
+            end = pos(dims[axis]) if reverse else dims[axis]
+
+            def at(r: Value) -> Index:
+                return Index(lw, shape, dims=[*dims[:axis], pos(r), *dims[axis + 1:]])
+
+            first = [lw.elem(x, at(lw.iconst(0))) for x in reps]
+            stop = lw.iadd(end, 1)
+
+            def step(r: Value, acc: list[Value]) -> list[Value]:
+                return _combine(lw, op, acc, [lw.elem(x, at(r)) for x in reps])
+
+            for m, v in zip(mats, _for(lw, lw.iconst(1), stop, first, step)):
+                lw.put(m, idx, v)
+
+        lw.elementwise(shape, [], body, alone=True)
+    for res, m in zip(op.results, mats):
+        lw.reps[res] = m
+
+
+def _store_op() -> type[Operation]:
+    from kdsl.ir.dialects.wi import StoreOp
+
+    return StoreOp
+
+
+@lowers("tile.dot")
+def lower_dot(lw: Lowerer, op: Operation) -> None:
+    a_t, c_t = op.a.type, op.acc.type
+    acc_e = c_t.scalar
+    assert isinstance(acc_e, ScalarType)
+    a, b = _stored_inputs(lw, [op.a, op.b])
+    acc = lw.rep(op.acc)
+    k_dim = a_t.shape[-1]
+    lw.prepare(merge_leaves(leaves_of(a, False), leaves_of(b, False)))
+    out = lw.new_mat(c_t.shape, acc_e)
+    a_shape, b_shape = a_t.shape, op.b.type.shape
+
+    def widen(v: Value) -> Value:
+        if v.type == acc_e:
+            return v
+        return lw.emit(arith.CastOp, [v], acc_e)
+
+    def body(idx: Index) -> None:
+        dims = idx.dims()
+        *batch, m, n = dims
+
+        def step(k: Value, s: list[Value]) -> list[Value]:
+            x = widen(lw.elem(a, Index(lw, a_shape, dims=[*batch, m, k])))
+            y = widen(lw.elem(b, Index(lw, b_shape, dims=[*batch, k, n])))
+            p = lw.emit(arith.MulOp, [x, y], acc_e)
+            return [lw.emit(arith.AddOp, [s[0], p], acc_e)]
+
+        init = lw.elem(acc, idx)
+        (total,) = _for(lw, lw.iconst(0), lw.iconst(k_dim), [init], step)
+        lw.put(out, idx, total)
+
+    lw.elementwise(c_t.shape, [acc], body)
+    lw.reps[op.result] = out
+
+
+__all__ = ["Mat"]

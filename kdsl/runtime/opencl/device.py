@@ -1,0 +1,144 @@
+"""One OpenCL device: context, profiling queue, capabilities, program cache, buffer pool.
+
+``get_device()`` picks the device once per process: ``KDSL_OPENCL_DEVICE``
+(an index into the flat list of all devices of all platforms, or a substring
+of the device name) or, by default, the first GPU, else the first device.
+The :class:`Device` object is the runtime's per-device interface (compile,
+allocate, launch, synchronise) that device arrays, the disk cache and the
+benchmarks will build on.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+
+from kdsl.codegen.opencl import DeviceCaps
+from kdsl.errors import BackendUnavailableError, CompilationError
+
+INSTALL_HINT = (
+    "no OpenCL platform/device found: install Debian 'pocl-opencl-icd' "
+    "(apt-get install pocl-opencl-icd) or your GPU vendor's OpenCL driver"
+)
+
+BUILD_OPTIONS = ["-cl-fp32-correctly-rounded-divide-sqrt", "-cl-std=CL1.2"]
+
+
+def all_devices() -> list[Any]:
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error:
+        return []
+    out = []
+    for p in platforms:
+        try:
+            out.extend(p.get_devices())
+        except cl.Error:
+            continue
+    return out
+
+
+def _choose(devices: list[Any]) -> Any:
+    want = os.environ.get("KDSL_OPENCL_DEVICE", "").strip()
+    if want:
+        if want.isdigit():
+            i = int(want)
+            if i >= len(devices):
+                raise BackendUnavailableError(f"KDSL_OPENCL_DEVICE={want}: only {len(devices)} OpenCL devices")
+            return devices[i]
+        for d in devices:
+            if want.lower() in d.name.lower():
+                return d
+        raise BackendUnavailableError(f"KDSL_OPENCL_DEVICE={want!r} matches no device: {[d.name for d in devices]}")
+    gpus = [d for d in devices if d.type & cl.device_type.GPU]
+    return (gpus or devices)[0]
+
+
+@dataclass
+class PooledBuffer:
+    buf: Any
+    nbytes: int
+
+
+class Device:
+    """Context + in-order profiling queue + compiled-program cache for one device."""
+
+    def __init__(self, dev: Any) -> None:
+        self.dev = dev
+        self.name: str = dev.name
+        self.driver: str = dev.driver_version
+        self.ctx = cl.Context([dev])
+        self.queue = cl.CommandQueue(self.ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        ext = dev.extensions
+        self.caps = DeviceCaps(fp64="cl_khr_fp64" in ext, int64_atomics="cl_khr_int64_base_atomics" in ext)
+        self.is_cpu = bool(dev.type & cl.device_type.CPU)
+        self.shares_host_memory = bool(getattr(dev, "host_unified_memory", False)) or self.is_cpu
+        self.local_mem = int(dev.local_mem_size)
+        self.max_group = int(dev.max_work_group_size)
+        self._programs: dict[str, Any] = {}
+        self._free: dict[int, list[Any]] = {}
+
+    @property
+    def default_num_threads(self) -> int:
+        """One work-item per program on CPUs (explicit loops vectorise there), 64 elsewhere."""
+        return 1 if self.is_cpu else 64
+
+    def build(self, source: str) -> Any:
+        """The built program for ``source`` (cached per process)."""
+        prog = self._programs.get(source)
+        if prog is not None:
+            return prog
+        try:
+            prog = cl.Program(self.ctx, source).build(options=BUILD_OPTIONS)
+        except cl.Error as e:  # a kdsl bug: generated code must build
+            raise CompilationError(f"opencl: the generated OpenCL C failed to build on {self.name}:\n{e}") from e
+        self._programs[source] = prog
+        return prog
+
+    # --- buffers -------------------------------------------------------------------
+    def wrap_host(self, arr: np.ndarray) -> Any:
+        """A buffer over ``arr``'s memory: zero-copy where the device shares host memory."""
+        mf = cl.mem_flags
+        if arr.nbytes == 0:
+            return self.scratch(4)
+        if self.shares_host_memory:
+            return cl.Buffer(self.ctx, mf.READ_WRITE | mf.USE_HOST_PTR, hostbuf=arr)
+        return cl.Buffer(self.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=arr)
+
+    def write_back(self, buf: Any, arr: np.ndarray) -> None:
+        """Make the kernel's writes to ``buf`` visible in ``arr`` (blocking)."""
+        if arr.nbytes == 0:
+            return
+        if self.shares_host_memory:
+            mapped, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.READ, 0, arr.shape, arr.dtype,
+                                              is_blocking=True)
+            mapped.base.release()
+            return
+        cl.enqueue_copy(self.queue, arr, buf, is_blocking=True)
+
+    def scratch(self, nbytes: int) -> Any:
+        """A pooled device buffer of at least ``nbytes`` (give it back with :meth:`release`)."""
+        size = 1 << max(2, (nbytes - 1).bit_length())
+        free = self._free.get(size)
+        if free:
+            return free.pop()
+        return cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size)
+
+    def release(self, buf: Any) -> None:
+        self._free.setdefault(int(buf.size), []).append(buf)
+
+    def synchronize(self) -> None:
+        self.queue.finish()
+
+
+@lru_cache(maxsize=1)
+def get_device() -> Device:
+    devices = all_devices()
+    if not devices:
+        raise BackendUnavailableError(INSTALL_HINT)
+    return Device(_choose(devices))
