@@ -59,6 +59,13 @@ def _interpreter() -> Backend:
     return backend
 
 
+def _vulkan() -> Backend:
+    from kdsl.runtime.vulkan import VulkanBackend
+
+    backend: Backend = VulkanBackend()
+    return backend
+
+
 def _cpu() -> Backend:
     from kdsl.runtime.cpu import CPUBackend
 
@@ -74,7 +81,7 @@ def _pending(name: str, what: str) -> Callable[[], Backend]:
 _FACTORIES: dict[str, Callable[[], Backend]] = {
     "interpreter": _interpreter,
     "opencl": _pending("opencl", "OpenCL"),
-    "vulkan": _pending("vulkan", "Vulkan"),
+    "vulkan": _vulkan,
     "cpu": _cpu,
 }
 _INSTANCES: dict[str, Backend] = {}  # cache of constructed backends

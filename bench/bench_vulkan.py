@@ -1,0 +1,130 @@
+"""Vulkan (lavapipe) next to OpenCL (PoCL) in the same run, as ratios.
+
+Rows: dispatch latency of a trivial kernel (µs per waited launch, numpy
+arguments), vector add (GB/s, device time from timestamp queries and wall time
+including the copies in/out), row softmax (GB/s) and matmul (GFLOP/s). Each
+result is checked against numpy before it is timed. Usage::
+
+    .venv/bin/python bench/bench_vulkan.py [--quick] [--num-threads N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "vulkan"))
+import vk_kernels as K
+
+import kdsl
+from kdsl.runtime.backend import LaunchOptions
+
+
+def _backends(nt: int) -> dict[str, tuple[Any, LaunchOptions]]:
+    out: dict[str, tuple[Any, LaunchOptions]] = {}
+    from kdsl.runtime.vulkan import VulkanBackend
+
+    vb = VulkanBackend()
+    ok, why = vb.availability()
+    if ok:
+        out["vulkan"] = (vb, LaunchOptions(num_threads=nt))
+    else:
+        print(f"vulkan unavailable: {why}")
+    try:
+        from kdsl.runtime.opencl import OpenCLBackend
+
+        ob = OpenCLBackend()
+        if ob.availability()[0]:
+            out["opencl"] = (ob, LaunchOptions())
+    except ImportError as exc:
+        print(f"opencl unavailable: {exc}")
+    return out
+
+
+def _median_time(fn: Callable[[], None], reps: int) -> float:
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _kernel(be: Any, opts: LaunchOptions, kernel: Any, args: tuple[Any, ...], meta: dict[str, Any]) -> Any:
+    module = kdsl.compile_to_ir(kernel, *args, optimize=True, **meta)
+    return be.compile(module, kernel.fn.__name__, opts)
+
+
+def bench(name: str, be: Any, opts: LaunchOptions, quick: bool) -> dict[str, float]:
+    res: dict[str, float] = {}
+    reps = 5 if quick else 20
+    # dispatch latency: 16 floats
+    x = np.ones(16, np.float32)
+    o = np.zeros(16, np.float32)
+    k = _kernel(be, opts, K.add_kernel, (x, x, o, 16), {"BLOCK": 16})
+    res["latency_us"] = _median_time(lambda: k.launch((1, 1, 1), [x, x, o, 16]), reps * 10) * 1e6
+    # vector add
+    n = (1 << 20) if quick else (4 << 20)
+    a, b, c = np.random.rand(n).astype(np.float32), np.random.rand(n).astype(np.float32), np.zeros(n, np.float32)
+    k = _kernel(be, opts, K.add_kernel, (a, b, c, n), {"BLOCK": 1024})
+    grid = (kdsl.cdiv(n, 1024), 1, 1)
+    k.launch(grid, [a, b, c, n])
+    assert np.array_equal(c, a + b), f"{name}: vector add is wrong"
+    t = _median_time(lambda: k.launch(grid, [a, b, c, n]), reps)
+    res["vadd_GBps_wall"] = 12 * n / t / 1e9
+    if hasattr(k, "profile"):
+        k.profile = True
+        k.launch(grid, [a, b, c, n])
+        dev = [k.launch(grid, [a, b, c, n]) or k.last_elapsed_ns for _ in range(reps)]
+        res["vadd_GBps_device"] = 12 * n / (statistics.median(dev) * 1e-9) / 1e9
+        k.profile = False
+    # softmax
+    rows, cols = (256, 1024) if quick else (1024, 1024)
+    s = np.random.randn(rows, cols).astype(np.float32)
+    so = np.zeros_like(s)
+    k = _kernel(be, opts, K.softmax_kernel, (so, s, cols, cols, cols), {"BLOCK": cols})
+    k.launch((rows, 1, 1), [so, s, cols, cols, cols])
+    ref = np.exp(s - s.max(1, keepdims=True))
+    assert np.allclose(so, ref / ref.sum(1, keepdims=True), rtol=1e-5, atol=1e-6), f"{name}: softmax is wrong"
+    t = _median_time(lambda: k.launch((rows, 1, 1), [so, s, cols, cols, cols]), reps)
+    res["softmax_GBps"] = 8 * rows * cols / t / 1e9
+    # matmul
+    m = 256 if quick else 512
+    ma, mb, mc = (np.random.randn(m, m).astype(np.float32) for _ in range(3))
+    meta = {"BM": 32, "BN": 32, "BK": 32}
+    k = _kernel(be, opts, K.matmul_kernel, (ma, mb, mc, m, m, m), meta)
+    mgrid = (m // 32, m // 32, 1)
+    k.launch(mgrid, [ma, mb, mc, m, m, m])
+    assert np.allclose(mc, ma @ mb, rtol=1e-3, atol=1e-3), f"{name}: matmul is wrong"
+    t = _median_time(lambda: k.launch(mgrid, [ma, mb, mc, m, m, m]), max(3, reps // 4))
+    res["matmul_GFLOPs"] = 2 * m**3 / t / 1e9
+    return res
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
+    ap.add_argument("--num-threads", type=int, default=64, help="vulkan work-group size")
+    ns = ap.parse_args()
+    results = {name: bench(name, be, opts, ns.quick) for name, (be, opts) in _backends(ns.num_threads).items()}
+    keys = sorted({k for r in results.values() for k in r})
+    names = list(results)
+    print(f"{'metric':<20}" + "".join(f"{n:>12}" for n in names) + ("  vulkan/opencl" if len(names) == 2 else ""))
+    for key in keys:
+        vals = [results[n].get(key) for n in names]
+        row = f"{key:<20}" + "".join(f"{v:>12.2f}" if v is not None else f"{'-':>12}" for v in vals)
+        if len(names) == 2 and all(v is not None for v in vals):
+            row += f"  {vals[0] / vals[1]:>13.2f}"  # type: ignore[operator]
+        print(row)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,271 @@
+"""Emit a SPIR-V GLCompute shader from the single ``wi.func`` of a work-item module.
+
+The emitter is a visitor over our IR; the encoding lives in
+:mod:`kdsl.codegen.spirv.module` / :mod:`~kdsl.codegen.spirv.function`. One
+work-item of a ``wi.func`` is one shader invocation; the work-group is
+``LocalSize(num_threads, 1, 1)``; ``wi.program_id`` is ``WorkgroupId``.
+
+Design (see ``docs/VULKAN.md``):
+
+* Pointers are ``u64`` device addresses (``PhysicalStorageBuffer64``
+  addressing): kdsl's free pointer arithmetic, pointer ``select`` and pointer
+  arrays become integer arithmetic, and no descriptor sets are needed.
+  Parameters come in a push-constant block (:mod:`kdsl.codegen.spirv.abi`).
+* Masked loads read a scratch word instead of the real address (branch-free,
+  lavapipe vectorises it); masked stores and atomics are structured ``if``\\ s.
+* ``scf`` ops become structured selections and loops with ``OpPhi`` for
+  carried values; scalar semantics are in :mod:`kdsl.codegen.spirv.scalar`,
+  memory and atomics in :mod:`kdsl.codegen.spirv.memory`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kdsl.codegen.spirv import abi
+from kdsl.codegen.spirv import grammar_table as g
+from kdsl.codegen.spirv.function import FunctionBuilder
+from kdsl.codegen.spirv.module import Module
+from kdsl.codegen.spirv.target import Target, Types
+from kdsl.errors import CompilationError
+from kdsl.ir.core import Block, Operation, Value
+from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type
+
+Handler = Callable[["Emitter", Operation], None]
+HANDLERS: dict[str, Handler] = {}
+
+
+def handles(*names: str) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        for n in names:
+            HANDLERS[n] = fn
+        return fn
+
+    return deco
+
+
+@dataclass(frozen=True)
+class PrintSpec:
+    """One ``wi.print``: its C format and the kdsl types of its arguments (record decoding)."""
+
+    format: str
+    arg_types: tuple[Type, ...]
+
+
+@dataclass
+class SpirvKernel:
+    """The emitted shader and what the runtime needs to launch it."""
+
+    binary: bytes
+    name: str
+    num_threads: int
+    arg_types: tuple[Type, ...]
+    arg_names: tuple[str, ...]
+    params: abi.ParamLayout
+    prints: tuple[PrintSpec, ...]
+    asserts: tuple[tuple[str, str, int, int], ...]
+    local_bytes: int
+    target_env: str
+
+
+class Emitter:
+    """Walks one ``wi.func`` and builds its shader module (see module doc)."""
+
+    def __init__(self, func: Operation, target: Target) -> None:
+        self.func = func
+        self.target = target
+        self.m = Module(target.spirv_version)
+        self.t = Types(self.m, target)
+        self.vals: dict[int, int] = {}
+        self.const_vals: dict[int, object] = {}
+        self.arrays: dict[int, tuple[int, MemRefType, str]] = {}  # id(value) -> (var, type, storage class)
+        self.builtins: dict[str, int] = {}
+        self.prints: list[PrintSpec] = []
+        self.uses_float_atomics = False
+        self.f = FunctionBuilder(self.m, self.m.t_void(), name=str(func.attributes["sym_name"]))
+
+    # --- values ---------------------------------------------------------------------------
+    def v(self, value: Value) -> int:
+        return self.vals[id(value)]
+
+    def bind(self, value: Value, sid: int) -> None:
+        self.vals[id(value)] = sid
+
+    def const_of(self, value: Value) -> object:
+        return self.const_vals.get(id(value))
+
+    def reg(self, t: Type) -> int:
+        return self.t.reg(t)
+
+    def error(self, op: Operation, msg: str) -> CompilationError:
+        return CompilationError(f"vulkan: {msg}", op.loc)
+
+    # --- module skeleton --------------------------------------------------------------------
+    def run(self) -> SpirvKernel:
+        m, f = self.m, self.f
+        m.capability("Shader")
+        m.capability("PhysicalStorageBufferAddresses")
+        self.t.require("buffer_device_address", "kernel pointers")
+        if self.target.spirv_version < (1, 5):
+            m.extension("SPV_KHR_physical_storage_buffer")
+        m.memory_model("PhysicalStorageBuffer64", "GLSL450")
+        arg_types = tuple(a.type for a in self.func.regions[0].block.args)
+        self.layout = abi.param_layout(list(arg_types), self.target.max_push_constants)
+        self._load_params(arg_types)
+        self.block(self.func.regions[0].block)
+        f.emit("OpReturn")
+        f.finish()
+        name = str(self.func.attributes["sym_name"])
+        nt = int(self.func.attributes["num_threads"])
+        m.entry_point("GLCompute", f.id, name, m.interface)
+        m.execution_mode(f.id, "LocalSize", nt, 1, 1)
+        self._float_controls(f.id)
+        return SpirvKernel(
+            binary=m.to_bytes(),
+            name=name,
+            num_threads=nt,
+            arg_types=arg_types,
+            arg_names=tuple(str(n) for n in self.func.attributes["arg_names"]),
+            params=self.layout,
+            prints=tuple(self.prints),
+            asserts=tuple(self.func.attributes.get("asserts") or ()),
+            local_bytes=int(self.func.attributes.get("local_bytes") or 0),
+            target_env=self.target.env,
+        )
+
+    def _float_controls(self, fid: int) -> None:
+        """Forbid the driver's unsafe float folds (``x*0 -> 0``, ``x-x -> 0``) for every float width used."""
+        for bits, ok in zip((16, 32, 64), self.target.preserve_float):
+            if ok and ("float", bits) in self.m.types:
+                if self.target.spirv_version < (1, 4):
+                    self.m.extension("SPV_KHR_float_controls")
+                self.m.capability("SignedZeroInfNanPreserve")
+                self.m.execution_mode(fid, "SignedZeroInfNanPreserve", bits)
+
+    def _slot_type(self, kind: str, size: int) -> int:
+        if kind == "ptr":
+            return self.t.u64
+        if kind == "f":
+            return self.t.float_t(size * 8)
+        return self.t.int_t(size * 8, kind == "i")
+
+    def _load_params(self, arg_types: tuple[Type, ...]) -> None:
+        m, f, t = self.m, self.f, self.t
+        members = [t.u64, t.i32, t.i32, t.i32, t.u32] + [self._slot_type(s.kind, s.size) for s in self.layout.slots]
+        offsets = [0, 8, 12, 16, abi.HEADER_ZERO] + [s.offset for s in self.layout.slots]
+        st = m.t_struct(members, "params")
+        m.decorate(st, "Block")
+        for k, off in enumerate(offsets):
+            m.member_decorate(st, k, "Offset", off)
+        m.name(st, "Params")
+        if self.layout.in_buffer:
+            push = m.t_struct([t.u64], "push")
+            m.decorate(push, "Block")
+            m.member_decorate(push, 0, "Offset", 0)
+            pvar = m.global_variable(m.t_ptr("PushConstant", push), "PushConstant", "push")
+            addr = f.op("OpLoad", t.u64, f.op("OpAccessChain", m.t_ptr("PushConstant", t.u64), pvar, self.ci32(0)))
+            base = f.op("OpConvertUToPtr", m.t_ptr("PhysicalStorageBuffer", st), addr)
+            storage, access = "PhysicalStorageBuffer", [g.MEMORY_ACCESS["Aligned"], 8]
+        else:
+            base = m.global_variable(m.t_ptr("PushConstant", st), "PushConstant", "params")
+            storage, access = "PushConstant", []
+
+        def member(k: int) -> int:
+            ptr = f.op("OpAccessChain", m.t_ptr(storage, members[k]), base, self.ci32(k))
+            acc = [g.MEMORY_ACCESS["Aligned"], self._slot_size(k)] if access else []
+            return f.op("OpLoad", members[k], ptr, *acc)
+
+        self.status = member(0)
+        self.grid = [member(1), member(2), member(3)]
+        self.opaque_zero = member(4)
+        m.name(self.opaque_zero, "zero")
+        args = self.func.regions[0].block.args
+        for k, a in enumerate(args):
+            raw = member(5 + k)
+            self.bind(a, self._from_slot(raw, members[5 + k], a.type))
+            m.name(self.v(a), str(self.func.attributes["arg_names"][k]))
+
+    def _slot_size(self, k: int) -> int:
+        if k == 0:
+            return 8
+        if k < 5:
+            return 4
+        return self.layout.slots[k - 5].size
+
+    def float_zero(self, rt: int) -> int:
+        """+0.0 that the driver cannot see as a constant.
+
+        llvmpipe's code generator (gallivm) short-cuts ``x * 0.0 -> 0``,
+        ``x + 0.0 -> x`` and ``0.0 / x -> 0`` for constant operands, ignoring
+        NaN, infinities and signed zeros even under ``SignedZeroInfNanPreserve``;
+        a zero read from the parameter block keeps IEEE results.
+        """
+        bits = self.m.info[rt].bits
+        if bits == 32:
+            return self.f.bitcast(rt, self.opaque_zero)
+        wide = self.t.int_t(bits, False)
+        return self.f.bitcast(rt, self.f.op("OpUConvert", wide, self.opaque_zero))
+
+    def _from_slot(self, raw: int, slot_t: int, t: Type) -> int:
+        f = self.f
+        if isinstance(t, PointerType):
+            return raw
+        assert isinstance(t, ScalarType)
+        if t.name == "i1":
+            return f.cmp("ne", slot_t, raw, f.const(slot_t, 0))
+        rt = self.reg(t)
+        return f.convert(rt, slot_t, raw) if rt != slot_t else raw
+
+    # --- small helpers ------------------------------------------------------------------------
+    def ci32(self, v: int) -> int:
+        return self.m.const(self.t.i32, v)
+
+    def cu32(self, v: int) -> int:
+        return self.m.const(self.t.u32, v)
+
+    def builtin(self, name: str) -> int:
+        """Load component-vector builtin ``name`` (a uvec3 Input variable)."""
+        if name not in self.builtins:
+            v3 = self.m.t_vector(self.t.u32, 3)
+            var = self.m.global_variable(self.m.t_ptr("Input", v3), "Input", name)
+            self.m.decorate(var, "BuiltIn", g.BUILTIN[name])
+            self.builtins[name] = var
+        return self.builtins[name]
+
+    def builtin_component(self, name: str, axis: int) -> int:
+        v3 = self.m.t_vector(self.t.u32, 3)
+        vec = self.f.op("OpLoad", v3, self.builtin(name))
+        comp = self.f.op("OpCompositeExtract", self.t.u32, vec, axis)
+        return self.f.bitcast(self.t.i32, comp)
+
+    def structured_if(self, cond: int, then: Callable[[], None]) -> None:
+        """``if (cond) { then() }`` as a structured selection without results."""
+        f = self.f
+        body, merge = f.new_label(), f.new_label()
+        f.selection_merge(merge)
+        f.branch_cond(cond, body, merge)
+        f.label(body)
+        then()
+        f.branch(merge)
+        f.label(merge)
+
+    # --- walking ----------------------------------------------------------------------------
+    def block(self, block: Block) -> None:
+        for op in block.ops:
+            if op.IS_TERMINATOR:
+                continue
+            handler = HANDLERS.get(op.NAME)
+            if handler is None:
+                raise self.error(op, f"cannot emit op '{op.NAME}'")
+            handler(self, op)
+
+
+def emit_spirv(module: Operation, target: Target | None = None) -> SpirvKernel:
+    """SPIR-V for the single ``wi.func`` of a work-item ``module``."""
+    from kdsl.codegen.spirv import control, mathops, memory, scalar  # noqa: F401  (register handlers)
+
+    funcs = [op for op in module.regions[0].block.ops if op.NAME == "wi.func"]
+    if len(funcs) != 1:
+        raise CompilationError(f"vulkan: expected one wi.func, got {len(funcs)}")
+    return Emitter(funcs[0], target or Target()).run()

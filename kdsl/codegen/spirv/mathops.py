@@ -1,0 +1,100 @@
+"""``math`` ops: GLSL.std.450 where its accuracy on the device is good enough,
+kdsl's own polynomials elsewhere (:mod:`kdsl.codegen.spirv.mathlib`).
+
+``f16``/``bf16`` are computed in f32 and rounded back (the math dialect's
+contract). GLSL.std.450's transcendental instructions only take 16/32-bit
+floats, so f64 ``exp``/``log`` families use kdsl's own f64 implementations;
+f64 ``sin``/``cos``/``tanh``/``erf``/``pow`` are not available on this backend
+(a :class:`~kdsl.errors.CompilationError` says so).
+"""
+
+from __future__ import annotations
+
+from kdsl.codegen.spirv import mathlib
+from kdsl.codegen.spirv.emit import Emitter, handles
+from kdsl.codegen.spirv.scalar import narrow, scalar_type
+from kdsl.ir.core import Operation
+
+_GLSL1 = {
+    "math.exp": "Exp", "math.exp2": "Exp2", "math.log": "Log", "math.log2": "Log2", "math.sqrt": "Sqrt",
+    "math.sqrt_rn": "Sqrt", "math.rsqrt": "InverseSqrt", "math.sin": "Sin", "math.cos": "Cos",
+    "math.floor": "Floor", "math.ceil": "Ceil", "math.abs": "FAbs",
+}
+_F64_NATIVE = {"math.sqrt", "math.sqrt_rn", "math.floor", "math.ceil", "math.abs"}
+
+
+def _compute(e: Emitter, op: Operation, fn: object) -> None:
+    """Evaluate ``fn(compute_type, *operands)`` in f32 for f16/bf16 and round back."""
+    assert callable(fn)
+    f = e.f
+    t = scalar_type(op.result.type)
+    rt = e.reg(t)
+    args = [e.v(x) for x in op.operands]
+    if t.name == "f16":
+        f32 = e.t.f32
+        r = fn(f32, *[f.convert(f32, rt, a) for a in args])
+        e.bind(op.result, f.convert(rt, f32, r))
+        return
+    e.bind(op.result, narrow(e, t, fn(rt, *args)))
+
+
+@handles(*_GLSL1)
+def _unary(e: Emitter, op: Operation) -> None:
+    t = scalar_type(op.result.type)
+    if op.NAME == "math.abs" and not t.is_float:
+        f, rt = e.f, e.reg(t)
+        a = e.v(op.operands[0])
+        e.bind(op.result, a if not t.is_signed else f.select(rt, f.cmp("lt", rt, a, f.const(rt, 0)), f.neg(rt, a), a))
+        return
+    if t.name == "f64" and op.NAME not in _F64_NATIVE:
+        impl = mathlib.F64.get(op.NAME)
+        if impl is None:
+            raise e.error(op, f"{op.NAME} on f64 is not available on the vulkan backend")
+        e.bind(op.result, impl(e, e.v(op.operands[0])))
+        return
+    special = mathlib.F32.get(op.NAME)
+    if special is not None:
+        _compute(e, op, lambda rt, a: special(e, a))
+        return
+    name = _GLSL1[op.NAME]
+    _compute(e, op, lambda rt, a: e.f.ext(rt, name, a))
+
+
+@handles("math.tanh", "math.erf")
+def _own(e: Emitter, op: Operation) -> None:
+    t = scalar_type(op.result.type)
+    if t.name == "f64":
+        raise e.error(op, f"{op.NAME} on f64 is not available on the vulkan backend")
+    impl = mathlib.F32[op.NAME]
+    _compute(e, op, lambda rt, a: impl(e, a))
+
+
+@handles("math.pow")
+def _pow(e: Emitter, op: Operation) -> None:
+    t = scalar_type(op.result.type)
+    if t.name == "f64":
+        raise e.error(op, "math.pow on f64 is not available on the vulkan backend")
+    _compute(e, op, lambda rt, a, b: mathlib.pow_f32(e, a, b))
+
+
+@handles("math.div_rn")
+def _div_rn(e: Emitter, op: Operation) -> None:
+    _compute(e, op, lambda rt, a, b: e.f.binary("div", rt, a, b))
+
+
+@handles("math.fma")
+def _fma(e: Emitter, op: Operation) -> None:
+    t = scalar_type(op.result.type)
+    if t.name != "f64" and e.target.shader_float64:
+        _compute(e, op, lambda rt, a, b, c: mathlib.fma_f32_exact(e, a, b, c))
+        return
+    _compute(e, op, lambda rt, a, b, c: e.f.ext(rt, "Fma", a, b, c))  # not guaranteed fused: docs/VULKAN.md
+
+
+@handles("math.umulhi")
+def _umulhi(e: Emitter, op: Operation) -> None:
+    t = scalar_type(op.result.type)
+    f, rt = e.f, e.reg(t)
+    pair = e.m.t_struct([rt, rt], "mulext")
+    prod = f.op("OpSMulExtended" if t.is_signed else "OpUMulExtended", pair, e.v(op.operands[0]), e.v(op.operands[1]))
+    e.bind(op.result, f.op("OpCompositeExtract", rt, prod, 1))

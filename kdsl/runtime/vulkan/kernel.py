@@ -1,0 +1,229 @@
+"""A compiled Vulkan kernel and its launch path.
+
+``launch(grid, args)``: numpy arrays are copied into sub-allocated device
+memory (a ``memcpy`` into mapped memory on host-visible devices such as
+lavapipe; a staging copy elsewhere), the parameter block is packed (device
+addresses + scalars), one command buffer dispatches the grid (split into
+``vkCmdDispatchBase`` pieces beyond ``maxComputeWorkGroupCount``), the fence
+is waited on, written arrays are copied back and the status buffer is read
+for prints and failed asserts.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import vulkan as vk
+
+from kdsl.codegen.spirv import SpirvKernel, abi
+from kdsl.errors import DeviceAssertionError, LaunchError
+from kdsl.ir.core import Location
+from kdsl.ir.types import PointerType, ScalarType
+from kdsl.runtime.vulkan.memory import Allocation
+from kdsl.runtime.vulkan.runtime import Runtime
+
+ffi = vk.ffi
+_PACK = {("ptr", 8): "Q", ("i", 4): "i", ("u", 4): "I", ("i", 8): "q", ("u", 8): "Q", ("f", 4): "f", ("f", 8): "d"}
+_LENGTH_MOD = re.compile(r"%([-#0 +]*\d*(?:\.\d+)?)(hh|h|ll|l|z|j|t)?([diouxXeEfgGcs%])")
+
+
+def _bf16(v: Any) -> float:
+    bits = int(np.float32(v).view(np.uint32))
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return float(np.uint32(bits).view(np.float32))
+
+
+def _scalar_binder(t: ScalarType, name: str) -> Callable[[Any], Any]:
+    if t.name == "i1":
+        return lambda v: int(bool(v))
+    if t.name == "f16":
+        return lambda v: float(np.float16(v))
+    if t.name == "bf16":
+        return _bf16
+    conv = t.np_dtype.type
+
+    def bind(v: Any) -> Any:
+        try:
+            x = conv(v)
+        except (OverflowError, TypeError, ValueError) as e:
+            raise LaunchError(f"cannot pass {v!r} as {t}: {e}", name) from e
+        return float(x) if t.is_float else int(x)
+
+    return bind
+
+
+def _host_view(arr: Any, name: str) -> np.ndarray:
+    """A contiguous 1-D view of the memory ``arr`` spans, from its first element."""
+    if not isinstance(arr, np.ndarray):
+        arr = np.asarray(arr)
+    if arr.flags.c_contiguous or arr.size == 0:
+        flat: np.ndarray = arr.reshape(-1)
+        return flat
+    if any(s < 0 for s in arr.strides) or any(s % arr.itemsize for s in arr.strides):
+        raise LaunchError("arrays with negative or unaligned strides are not supported by the vulkan backend", name)
+    extent = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides)) // arr.itemsize + 1
+    return np.lib.stride_tricks.as_strided(arr, shape=(extent,), strides=(arr.itemsize,))
+
+
+def _byte_view(a: np.ndarray) -> np.ndarray:
+    if a.flags.c_contiguous:
+        return a.view(np.uint8).reshape(-1)
+    return np.ascontiguousarray(a).view(np.uint8).reshape(-1)
+
+
+def _dispatch_pieces(grid: tuple[int, int, int], limit: tuple[int, int, int]) -> list[tuple[int, ...]]:
+    pieces: list[tuple[int, ...]] = []
+    for z0 in range(0, grid[2], limit[2]):
+        for y0 in range(0, grid[1], limit[1]):
+            for x0 in range(0, grid[0], limit[0]):
+                pieces.append((x0, y0, z0, min(limit[0], grid[0] - x0), min(limit[1], grid[1] - y0),
+                               min(limit[2], grid[2] - z0)))
+    return pieces
+
+
+class VulkanKernel:
+    """A launchable specialisation (see module doc)."""
+
+    def __init__(self, rt: Runtime, spirv: SpirvKernel, written: set[int]) -> None:
+        self.rt = rt
+        self.spirv = spirv
+        self.name = spirv.name
+        layout = spirv.params
+        self.push_size = 8 if layout.in_buffer else layout.size
+        self.pipeline = rt.pipelines.get(spirv.binary, spirv.name, self.push_size)
+        self.params: list[tuple[str, bool, Callable[[Any], Any] | None, str]] = []
+        for i, (t, n, slot) in enumerate(zip(spirv.arg_types, spirv.arg_names, layout.slots)):
+            fmt = _PACK[(slot.kind, slot.size)]
+            if isinstance(t, PointerType):
+                self.params.append((n, i in written, None, fmt))
+            else:
+                assert isinstance(t, ScalarType)
+                self.params.append((n, False, _scalar_binder(t, n), fmt))
+        self.profile = False
+        self.last_elapsed_ns: float | None = None
+
+    # --- launch -----------------------------------------------------------------------------
+    def launch(self, grid: tuple[int, int, int], args: Sequence[Any]) -> None:
+        if len(args) != len(self.params):
+            raise LaunchError(f"expected {len(self.params)} arguments, got {len(args)}", kernel=self.name)
+        if min(grid) <= 0:
+            return
+        rt = self.rt
+        with rt.device.lock:
+            allocs: list[Allocation] = []
+            try:
+                self._launch(grid, args, allocs)
+            finally:
+                for a in allocs:
+                    rt.allocator.free(a)
+
+    def _launch(self, grid: tuple[int, int, int], args: Sequence[Any], allocs: list[Allocation]) -> None:
+        rt = self.rt
+        layout = self.spirv.params
+        block = bytearray(layout.size)
+        struct.pack_into("<Qiii", block, 0, rt.status.address, *grid)
+        copies: list[tuple[Allocation, np.ndarray, bool]] = []
+        for (name, written, bind, fmt), slot, v in zip(self.params, layout.slots, args):
+            if bind is not None:
+                struct.pack_into("<" + fmt, block, slot.offset, bind(v))
+                continue
+            if not hasattr(v, "__array_interface__") and not isinstance(v, np.ndarray):
+                raise LaunchError(f"expected an array for a pointer parameter, got {type(v).__name__}", name)
+            host = _host_view(v, name)
+            a = rt.allocator.alloc(max(host.nbytes, 16))
+            allocs.append(a)
+            copies.append((a, host, written))
+            struct.pack_into("<Q", block, slot.offset, a.address)
+        rt.upload([(a, _byte_view(h)) for a, h, _ in copies])
+        status_used = bool(self.spirv.prints or self.spirv.asserts)
+        if status_used:
+            rt.status.host()[:16] = 0
+        push = block
+        if layout.in_buffer:
+            pa = rt.allocator.alloc(len(block))
+            allocs.append(pa)
+            rt.upload([(pa, np.frombuffer(bytes(block), np.uint8))])
+            push = bytearray(struct.pack("<Q", pa.address))
+        self._dispatch(grid, push)
+        for a, host, written in copies:
+            if written:
+                rt.download(a, host)
+        if status_used:
+            self._check_status()
+
+    def _dispatch(self, grid: tuple[int, int, int], push: bytearray) -> None:
+        rt, p = self.rt, self.pipeline
+        data = ffi.from_buffer(push)
+        pieces = _dispatch_pieces(grid, rt.device.info.max_group_count)
+
+        def record(cmd: Any) -> None:
+            vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline)
+            vk.vkCmdPushConstants(cmd, p.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, len(push), data)
+            if len(pieces) == 1:
+                vk.vkCmdDispatch(cmd, *grid)
+                return
+            for piece in pieces:
+                vk.vkCmdDispatchBase(cmd, *piece)
+
+        self.last_elapsed_ns = rt.submitter.run(record, timing=self.profile)
+
+    # --- status: prints and asserts -------------------------------------------------------------
+    def _check_status(self) -> None:
+        raw = self.rt.status.host()
+        head = raw[:16].view(np.uint32)
+        if self.spirv.prints:
+            self._flush_prints(raw, int(head[1]))
+        aid = int(head[0])
+        if aid == 0:
+            return
+        message, file, line, col = self.spirv.asserts[aid - 1]
+        raise DeviceAssertionError(f"device assertion failed in kernel '{self.name}': {message}",
+                                   Location(file, line, col))
+
+    def _flush_prints(self, raw: np.ndarray, used: int) -> None:
+        records = raw[abi.STATUS_RECORDS:abi.STATUS_RECORDS + min(used, abi.PRINT_CAPACITY)]
+        out: list[str] = []
+        pos = 0
+        while pos + 8 <= len(records):
+            index = int(records[pos:pos + 4].view(np.uint32)[0])
+            spec = self.spirv.prints[index]
+            n = len(spec.arg_types)
+            slots = records[pos + 8:pos + 8 + 8 * n].view(np.uint64)
+            out.append(_format(spec.format, [_decode(int(s), t) for s, t in zip(slots, spec.arg_types)],
+                               spec.arg_types))
+            pos += 8 + 8 * n
+        if used > abi.PRINT_CAPACITY:
+            out.append(f"[kdsl: device print buffer full, {used - abi.PRINT_CAPACITY} bytes of output dropped]\n")
+        if out:
+            sys.stdout.write("".join(out))
+            sys.stdout.flush()
+
+
+def _decode(bits: int, t: Any) -> Any:
+    if isinstance(t, PointerType):
+        return bits
+    assert isinstance(t, ScalarType)
+    if t.is_float:
+        if t.name == "f64":
+            return float(np.uint64(bits).view(np.float64))
+        return float(np.uint32(bits & 0xFFFFFFFF).view(np.float32))
+    if t.is_signed:
+        return bits - (1 << 64) if bits >= 1 << 63 else bits
+    return bits
+
+
+def _format(fmt: str, values: list[Any], types: tuple[Any, ...]) -> str:
+    """C printf: Python %-format without length modifiers; %x/%o show two's complement bits."""
+    convs = [m.group(3) for m in _LENGTH_MOD.finditer(fmt) if m.group(3) != "%"]
+    fixed = []
+    for v, t, c in zip(values, types, convs):
+        if c in "xXo" and isinstance(v, int) and v < 0:
+            v += 1 << (t.bitwidth if isinstance(t, ScalarType) else 64)
+        fixed.append(v)
+    py = _LENGTH_MOD.sub(lambda m: "%" + m.group(1) + m.group(3), fmt)
+    return py % tuple(fixed)
