@@ -1,0 +1,239 @@
+"""2-D convolution as an implicit GEMM, and max/avg pooling.
+
+Convolution is a matrix product in disguise: output pixels are the rows
+(``M = N*OH*OW``), output channels the columns (``OC``), and the reduction runs
+over ``K = C*KH*KW`` (input channel, kernel row, kernel column). The *implicit*
+GEMM never materialises the ``M x K`` im2col matrix: each ``BLOCK_K`` step
+decodes its ``k`` indices into ``(c, kh, kw)``, computes the input coordinates
+``ih = oh*stride - pad + kh*dilation`` (same for ``w``), and gathers the tile
+with a mask that doubles as zero padding. The kernel addresses memory only
+through strides, so NCHW and NHWC (and any other layout) are the same kernel
+with different stride arguments; weights are (OC, C, KH, KW) for NCHW and
+(KH, KW, C, OC) for NHWC. Bias and activation are fused into the epilogue.
+
+Pooling reads each window with ``static_range`` loops (the window size is a
+compile-time constant, so the loops unroll) over a block of output elements.
+Average pooling divides by the number of in-bounds elements (PyTorch's
+``count_include_pad=False``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import kdsl
+import kdsl.language as kl
+from kdsl.ops._common import Array, empty, launch, pow2, strides
+from kdsl.ops.elementwise import activate, activation_ref
+
+
+@kdsl.kernel
+def conv2d_kernel(  # type: ignore[no-untyped-def]
+    X, Wt, Bias, Y,
+    N, C, H, W, OC, OH, OW,
+    stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
+    sxn, sxc, sxh, sxw, swo, swc, swh, sww, syn, syc, syh, syw,
+    KH: kl.constexpr, KW: kl.constexpr,
+    BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr, BLOCK_K: kl.constexpr,
+    HAS_BIAS: kl.constexpr, ACTIVATION: kl.constexpr,
+):  # fmt: skip
+    offs_m = kl.program_id(0) * BLOCK_M + kl.arange(0, BLOCK_M)  # output pixels (n, oh, ow)
+    offs_n = kl.program_id(1) * BLOCK_N + kl.arange(0, BLOCK_N)  # output channels
+    n = offs_m // (OH * OW)
+    oh = (offs_m % (OH * OW)) // OW
+    ow = offs_m % OW
+    mask_m = offs_m < N * OH * OW
+    mask_n = offs_n < OC
+    k_total = C * KH * KW
+    acc = kl.zeros((BLOCK_M, BLOCK_N), dtype=kl.float32)
+    for k0 in range(0, k_total, BLOCK_K):
+        offs_k = k0 + kl.arange(0, BLOCK_K)
+        k_ok = offs_k < k_total
+        c = offs_k // (KH * KW)
+        kh = (offs_k % (KH * KW)) // KW
+        kw = offs_k % KW
+        ih = oh[:, None] * stride_h - pad_h + kh[None, :] * dil_h
+        iw = ow[:, None] * stride_w - pad_w + kw[None, :] * dil_w
+        in_bounds = (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)  # outside = zero padding
+        a_mask = mask_m[:, None] & k_ok[None, :] & in_bounds
+        a_ptrs = X + n[:, None] * sxn + c[None, :] * sxc + ih * sxh + iw * sxw
+        a = kl.load(a_ptrs, mask=a_mask, other=0.0)
+        b_ptrs = Wt + offs_n[None, :] * swo + c[:, None] * swc + kh[:, None] * swh + kw[:, None] * sww
+        b = kl.load(b_ptrs, mask=k_ok[:, None] & mask_n[None, :], other=0.0)
+        acc = kl.dot(a, b, acc)
+    if HAS_BIAS:
+        acc = acc + kl.load(Bias + offs_n, mask=mask_n, other=0.0).to(kl.float32)[None, :]
+    acc = activate(acc, ACTIVATION)
+    y_ptrs = Y + (n * syn + oh * syh + ow * syw)[:, None] + offs_n[None, :] * syc
+    kl.store(y_ptrs, acc.to(Y.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
+
+
+@kdsl.kernel
+def pool2d_kernel(  # type: ignore[no-untyped-def]
+    X, Y, total, C, H, W, OH, OW, stride_h, stride_w, pad_h, pad_w,
+    sxn, sxc, sxh, sxw, syn, syc, syh, syw,
+    KH: kl.constexpr, KW: kl.constexpr, MODE: kl.constexpr, BLOCK: kl.constexpr,
+):  # fmt: skip
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)  # flat (n, c, oh, ow) output index
+    mask = offs < total
+    ow = offs % OW
+    oh = (offs // OW) % OH
+    c = (offs // (OW * OH)) % C
+    n = offs // (OW * OH * C)
+    base = X + n * sxn + c * sxc
+    acc = kl.full([BLOCK], -float("inf") if MODE == "max" else 0.0, dtype=kl.float32)
+    count = kl.zeros([BLOCK], dtype=kl.float32)
+    for kh in kl.static_range(KH):  # type: ignore[attr-defined]
+        for kw in kl.static_range(KW):  # type: ignore[attr-defined]
+            ih = oh * stride_h - pad_h + kh
+            iw = ow * stride_w - pad_w + kw
+            ok = mask & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
+            x = kl.load(base + ih * sxh + iw * sxw, mask=ok, other=-float("inf")).to(kl.float32)
+            if MODE == "max":
+                acc = kl.maximum(acc, x)
+            else:
+                acc += kl.where(ok, x, 0.0)
+                count += ok.to(kl.float32)
+    if MODE == "avg":
+        acc = acc / kl.maximum(count, 1.0)
+    kl.store(Y + n * syn + c * syc + oh * syh + ow * syw, acc.to(Y.dtype.element_ty), mask=mask)
+
+
+# --- wrappers -----------------------------------------------------------------------
+
+
+def _pair(v: int | tuple[int, int]) -> tuple[int, int]:
+    return (v, v) if isinstance(v, int) else (int(v[0]), int(v[1]))
+
+
+def _out_size(size: int, k: int, stride: int, pad: int, dil: int = 1) -> int:
+    return (size + 2 * pad - dil * (k - 1) - 1) // stride + 1
+
+
+def _nchw(a: Array, layout: str) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
+    """(N, C, H, W) sizes and element strides of a 4-D array in ``layout``."""
+    s = strides(a)
+    if layout == "NCHW":
+        return (a.shape[0], a.shape[1], a.shape[2], a.shape[3]), (s[0], s[1], s[2], s[3])
+    if layout == "NHWC":
+        return (a.shape[0], a.shape[3], a.shape[1], a.shape[2]), (s[0], s[3], s[1], s[2])
+    raise ValueError(f"unknown layout {layout!r} (use 'NCHW' or 'NHWC')")
+
+
+def conv2d(
+    x: Array,
+    weight: Array,
+    bias: Array | None = None,
+    stride: int | tuple[int, int] = 1,
+    padding: int | tuple[int, int] = 0,
+    dilation: int | tuple[int, int] = 1,
+    layout: str = "NCHW",
+    activation: str = "",
+    blocks: tuple[int, int, int] | None = None,
+) -> Array:
+    """2-D convolution; NCHW: x (N,C,H,W), weight (OC,C,KH,KW); NHWC: x (N,H,W,C), weight (KH,KW,C,OC)."""
+    (nb, c, h, w), sx = _nchw(x, layout)
+    sw_ = strides(weight)
+    if layout == "NCHW":
+        oc, wc, kh, kw = weight.shape
+        sw = (sw_[0], sw_[1], sw_[2], sw_[3])
+    else:
+        kh, kw, wc, oc = weight.shape
+        sw = (sw_[3], sw_[2], sw_[0], sw_[1])
+    if wc != c:
+        raise ValueError(f"conv2d: input has {c} channels, weight expects {wc}")
+    (sh, sw_s), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
+    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw_s, pw, dw)
+    y = empty((nb, oc, oh, ow) if layout == "NCHW" else (nb, oh, ow, oc), x.dtype, x)
+    m = nb * oh * ow
+    if m <= 0 or oc == 0:
+        return y
+    _, sy = _nchw(y, layout)
+    bm, bn, bk = blocks or (pow2(m, lo=16, hi=64), pow2(oc, lo=16, hi=64), pow2(c * kh * kw, lo=16, hi=32))
+    grid = (kdsl.cdiv(m, bm), kdsl.cdiv(oc, bn))
+    launch(conv2d_kernel, grid, x, weight, bias if bias is not None else y, y,
+           nb, c, h, w, oc, oh, ow, sh, sw_s, ph, pw, dh, dw, *sx, *sw, *sy,
+           KH=kh, KW=kw, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+           HAS_BIAS=bias is not None, ACTIVATION=activation)  # fmt: skip
+    return y
+
+
+def pool2d(
+    x: Array,
+    kernel_size: int | tuple[int, int],
+    stride: int | tuple[int, int] | None = None,
+    padding: int | tuple[int, int] = 0,
+    mode: str = "max",
+    layout: str = "NCHW",
+    block: int = 256,
+) -> Array:
+    """Max or average pooling (``mode``) with PyTorch's output-size rule (floor)."""
+    if mode not in ("max", "avg"):
+        raise ValueError(f"pool2d mode must be 'max' or 'avg', got {mode!r}")
+    (nb, c, h, w), sx = _nchw(x, layout)
+    (kh, kw) = _pair(kernel_size)
+    (sh, sw), (ph, pw) = _pair(stride if stride is not None else kernel_size), _pair(padding)
+    oh, ow = _out_size(h, kh, sh, ph), _out_size(w, kw, sw, pw)
+    y = empty((nb, c, oh, ow) if layout == "NCHW" else (nb, oh, ow, c), x.dtype, x)
+    total = nb * c * oh * ow
+    if total <= 0:
+        return y
+    _, sy = _nchw(y, layout)
+    launch(pool2d_kernel, (kdsl.cdiv(total, block),), x, y, total, c, h, w, oh, ow, sh, sw, ph, pw, *sx, *sy,
+           KH=kh, KW=kw, MODE=mode, BLOCK=block)  # fmt: skip
+    return y
+
+
+# --- numpy references (NCHW, float64) ----------------------------------------------
+
+
+def conv2d_ref(
+    x: np.ndarray[Any, Any],
+    weight: np.ndarray[Any, Any],
+    bias: np.ndarray[Any, Any] | None = None,
+    stride: int | tuple[int, int] = 1,
+    padding: int | tuple[int, int] = 0,
+    dilation: int | tuple[int, int] = 1,
+    activation: str = "",
+) -> np.ndarray[Any, Any]:
+    """Direct convolution, NCHW input, (OC, C, KH, KW) weight."""
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
+    nb, _, h, w = x.shape
+    oc, _, kh, kw = weight.shape
+    oh, ow = _out_size(h, kh, sh, ph, dh), _out_size(w, kw, sw, pw, dw)
+    xp = np.pad(np.asarray(x, np.float64), ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    out = np.zeros((nb, oc, max(oh, 0), max(ow, 0)))
+    w64 = np.asarray(weight, np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            patch = xp[:, :, i * dh : i * dh + sh * (oh - 1) + 1 : sh, j * dw : j * dw + sw * (ow - 1) + 1 : sw]
+            out += np.einsum("nchw,oc->nohw", patch, w64[:, :, i, j])
+    if bias is not None:
+        out += np.asarray(bias, np.float64)[None, :, None, None]
+    return activation_ref(out, activation)
+
+
+def pool2d_ref(
+    x: np.ndarray[Any, Any],
+    kernel_size: int | tuple[int, int],
+    stride: int | tuple[int, int] | None = None,
+    padding: int | tuple[int, int] = 0,
+    mode: str = "max",
+) -> np.ndarray[Any, Any]:
+    (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
+    (sh, sw) = _pair(stride if stride is not None else kernel_size)
+    h, w = x.shape[2:]
+    oh, ow = _out_size(h, kh, sh, ph), _out_size(w, kw, sw, pw)
+    fill = -np.inf if mode == "max" else 0.0
+    xp = np.pad(np.asarray(x, np.float64), ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=fill)
+    ones = np.pad(np.ones((h, w)), ((ph, ph), (pw, pw)))
+    windows = [(xp[:, :, i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw],
+                ones[i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw])
+               for i in range(kh) for j in range(kw)]  # fmt: skip
+    if mode == "max":
+        return np.max([p for p, _ in windows], axis=0)  # type: ignore[no-any-return]
+    total = np.sum([p for p, _ in windows], axis=0)
+    count = np.sum([o for _, o in windows], axis=0)
+    return total / np.maximum(count, 1.0)  # type: ignore[no-any-return]

@@ -1,0 +1,169 @@
+"""Blocked matrix multiplication (Triton tutorial 03) and its variants, in one kernel.
+
+Each program computes a ``BLOCK_M x BLOCK_N`` tile of ``C`` by walking ``K`` in
+``BLOCK_K`` steps with ``kl.dot``. Compile-time switches select the variant, so
+each combination compiles to straight-line code with no dead branches:
+
+- input types: fp32; fp16 with fp32 accumulation (``kl.dot`` of f16 tiles
+  accumulates in f32); int8 x int8 with int32 accumulation (``ACC_INT``);
+- int8 weight-only quantisation (``HAS_SCALE``): ``B`` holds int8 weights with a
+  per-output-channel scale; tiles of ``B`` are converted to ``A``'s type in
+  registers and the scale is applied to the accumulator once at the end
+  (exact: a per-column scale factors out of the sum over ``K``);
+- fused epilogue: ``+ bias[n]``, an activation from :mod:`kdsl.ops.elementwise`,
+  ``+ residual[m, n]``, then the cast to ``C``'s type: one store, no extra pass;
+- grouped program ordering (``GROUP_M``): consecutive programs cover a column of
+  ``GROUP_M`` row-blocks before moving right, so the ``B`` tiles they share stay
+  in cache (the "super-grouping" of the tutorial);
+- batching: grid axis 1 is the batch, with batch strides (0 broadcasts an operand).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import kdsl
+import kdsl.language as kl
+from kdsl.ops._common import Array, empty, launch, pow2, strides
+from kdsl.ops.elementwise import ACTIVATIONS, activate, activation_ref
+
+
+@kdsl.kernel
+def matmul_kernel(  # type: ignore[no-untyped-def]
+    a_ptr, b_ptr, c_ptr, bias_ptr, scale_ptr, res_ptr,
+    M, N, K,
+    stride_ab, stride_am, stride_ak,
+    stride_bb, stride_bk, stride_bn,
+    stride_cb, stride_cm, stride_cn,
+    BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr, BLOCK_K: kl.constexpr, GROUP_M: kl.constexpr,
+    ACTIVATION: kl.constexpr, HAS_BIAS: kl.constexpr, HAS_SCALE: kl.constexpr, HAS_RESIDUAL: kl.constexpr,
+    ACC_INT: kl.constexpr,
+):  # fmt: skip
+    # Grouped ordering: program ids walk GROUP_M row-blocks down, then one column-block right.
+    pid = kl.program_id(axis=0)
+    batch = kl.program_id(axis=1)
+    num_pid_m = kl.cdiv(M, BLOCK_M)
+    num_pid_n = kl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    first_pid_m = (pid // num_pid_in_group) * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    offs_m = pid_m * BLOCK_M + kl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + kl.arange(0, BLOCK_N)
+    offs_k = kl.arange(0, BLOCK_K)
+    mask_m = offs_m < M
+    mask_n = offs_n < N
+    a_ptrs = a_ptr + batch * stride_ab + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + batch * stride_bb + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+
+    acc = kl.zeros((BLOCK_M, BLOCK_N), dtype=kl.int32 if ACC_INT else kl.float32)
+    for k in range(0, kl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K  # the last K block is partial: mask it
+        a = kl.load(a_ptrs, mask=mask_m[:, None] & (offs_k[None, :] < k_left), other=0)
+        b = kl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & mask_n[None, :], other=0)
+        if HAS_SCALE:
+            b = b.to(a.dtype)  # dequantise int8 weights in registers
+        acc = kl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+
+    # Epilogue, all in registers: scale, bias, activation, residual, cast.
+    if HAS_SCALE:
+        acc = acc * kl.load(scale_ptr + offs_n, mask=mask_n, other=0.0)[None, :]
+    if HAS_BIAS:
+        acc = acc + kl.load(bias_ptr + offs_n, mask=mask_n, other=0.0).to(kl.float32)[None, :]
+    acc = activate(acc, ACTIVATION)
+    c_offs = batch * stride_cb + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    c_mask = mask_m[:, None] & mask_n[None, :]
+    if HAS_RESIDUAL:
+        acc = acc + kl.load(res_ptr + c_offs, mask=c_mask, other=0.0)
+    kl.store(c_ptr + c_offs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)
+
+
+def _default_out_dtype(a: Array, b: Array, scale: Array | None) -> Any:
+    if scale is None and np.dtype(a.dtype) == np.int8 and np.dtype(b.dtype) == np.int8:
+        return np.int32
+    return np.float32
+
+
+def matmul(
+    a: Array,
+    b: Array,
+    bias: Array | None = None,
+    activation: str = "",
+    residual: Array | None = None,
+    scale: Array | None = None,
+    out_dtype: Any = None,
+    blocks: tuple[int, int, int] | None = None,
+    group_m: int = 8,
+) -> Array:
+    """``act(a @ (b * scale) + bias) + residual`` for 2-D ``a``/``b``, or batched 3-D.
+
+    ``a``: (M, K) or (batch, M, K); ``b``: (K, N) or (batch, K, N) (a 2-D ``b``
+    is shared by every batch). Types: f32@f32, f16@f16 (f32 accumulation),
+    i8@i8 (i32 accumulation, i32 result), f32|f16 @ i8 with ``scale`` (N,)
+    (weight-only quantisation). ``residual`` has the output's shape.
+    """
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"unknown activation {activation!r}; choose from {ACTIVATIONS}")
+    batched = a.ndim == 3
+    M, K = a.shape[-2:]
+    K2, N = b.shape[-2:]
+    if K != K2:
+        raise ValueError(f"matmul: inner dimensions differ: {a.shape} @ {b.shape}")
+    nb = int(a.shape[0]) if batched else 1
+    out_dtype = out_dtype or _default_out_dtype(a, b, scale)
+    c = empty((nb, M, N) if batched else (M, N), out_dtype, a)
+    if M == 0 or N == 0:
+        return c
+    sa, sb, sc = strides(a), strides(b), strides(c)
+    sa3 = sa if batched else (0, *sa)
+    sb3 = sb if b.ndim == 3 else (0, *sb)
+    sc3 = sc if batched else (0, *sc)
+    if residual is not None and strides(residual) != sc:
+        raise ValueError("matmul: residual must have the output's shape and layout")
+    bm, bn, bk = blocks or (pow2(M, lo=16, hi=64), pow2(N, lo=16, hi=64), pow2(K, lo=16, hi=32))
+    int_acc = np.dtype(a.dtype) == np.int8 and scale is None
+    grid = (kdsl.cdiv(M, bm) * kdsl.cdiv(N, bn), nb)
+    launch(
+        matmul_kernel, grid,
+        a, b, c,
+        bias if bias is not None else c, scale if scale is not None else c, residual if residual is not None else c,
+        M, N, K, *sa3, *sb3, *sc3,
+        BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group_m, ACTIVATION=activation,
+        HAS_BIAS=bias is not None, HAS_SCALE=scale is not None, HAS_RESIDUAL=residual is not None, ACC_INT=int_acc,
+    )  # fmt: skip
+    return c
+
+
+def quantize_per_channel(w: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Symmetric int8 quantisation of a (K, N) weight, one scale per output column."""
+    amax = np.abs(w).max(axis=0)
+    scale = np.where(amax > 0, amax / 127.0, 1.0).astype(np.float32)
+    q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+    return q, scale
+
+
+def matmul_ref(
+    a: np.ndarray[Any, Any],
+    b: np.ndarray[Any, Any],
+    bias: np.ndarray[Any, Any] | None = None,
+    activation: str = "",
+    residual: np.ndarray[Any, Any] | None = None,
+    scale: np.ndarray[Any, Any] | None = None,
+) -> np.ndarray[Any, Any]:
+    """The same computation in float64 (int64 for int8 x int8)."""
+    if np.dtype(a.dtype) == np.int8 and scale is None:
+        return np.matmul(a.astype(np.int64), b.astype(np.int64))  # type: ignore[no-any-return]
+    bf = b.astype(np.float64) * (scale.astype(np.float64) if scale is not None else 1.0)
+    c = np.matmul(a.astype(np.float64), bf)
+    if bias is not None:
+        c = c + bias.astype(np.float64)
+    c = activation_ref(c, activation)
+    if residual is not None:
+        c = c + residual.astype(np.float64)
+    return c  # type: ignore[no-any-return]
