@@ -7,9 +7,9 @@ context (a ``ContextVar``, so threads and async tasks do not interfere), then
 the ``KDSL_BACKEND`` environment variable, then the first available backend
 in :data:`DEFAULT_ORDER`.
 
-Today only ``interpreter`` exists. ``opencl``, ``vulkan`` and ``cpu`` are
-registered so that names are stable and asking for them explains itself: they
-report unavailable (with the reason) until their issues land.
+Every backend reports its own availability with a reason naming what to
+install (``opencl``: a PoCL/GPU ICD, ``vulkan``: lavapipe or a GPU driver);
+``cpu`` and ``interpreter`` need no driver.
 """
 
 from __future__ import annotations
@@ -18,12 +18,10 @@ import contextlib
 import contextvars
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from kdsl.errors import BackendUnavailableError, KdslError
-from kdsl.ir.core import ModuleOp
-from kdsl.runtime.backend import Backend, CompiledKernel, LaunchOptions
+from kdsl.runtime.backend import Backend
 
 # Preference order when nothing is chosen explicitly (first available wins).
 # Measured on the reference machine (docs/BACKENDS.md): the LLVM cpu backend
@@ -38,24 +36,17 @@ class UnknownBackendError(KdslError, ValueError):
     """A backend name that is not registered."""
 
 
-@dataclass
-class _PendingBackend:
-    """A registered name whose implementation is not part of kdsl yet."""
-
-    name: str
-    reason: str
-
-    def availability(self) -> tuple[bool, str]:
-        return False, self.reason
-
-    def compile(self, module: ModuleOp, entry: str, options: LaunchOptions) -> CompiledKernel:
-        raise BackendUnavailableError(f"backend '{self.name}' is unavailable: {self.reason}")
-
-
 def _interpreter() -> Backend:
     from kdsl.interpreter import InterpreterBackend
 
     backend: Backend = InterpreterBackend()
+    return backend
+
+
+def _opencl() -> Backend:
+    from kdsl.runtime.opencl import OpenCLBackend
+
+    backend: Backend = OpenCLBackend()
     return backend
 
 
@@ -73,14 +64,9 @@ def _cpu() -> Backend:
     return backend
 
 
-def _pending(name: str, what: str) -> Callable[[], Backend]:
-    # PENDING(later issue): replace with the real factory when the backend lands.
-    return lambda: _PendingBackend(name, f"the {what} backend is not implemented in this version of kdsl")
-
-
 _FACTORIES: dict[str, Callable[[], Backend]] = {
     "interpreter": _interpreter,
-    "opencl": _pending("opencl", "OpenCL"),
+    "opencl": _opencl,
     "vulkan": _vulkan,
     "cpu": _cpu,
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import at_kernels as K
+from . import at_kernels as K
 import numpy as np
 import pytest
 

@@ -11,7 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-import at_kernels as K
+from . import at_kernels as K
 import numpy as np
 import pytest
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import threading
 
-import fe_kernels as K
 import numpy as np
 import pytest
 
 import kdsl
 from kdsl.errors import BackendUnavailableError
 from kdsl.runtime import backends
+
+from . import fe_kernels as K
 
 
 def test_interpreter_is_available() -> None:
@@ -37,16 +38,31 @@ def test_unknown_backend_lists_known_names() -> None:
         pass
 
 
-def test_context_manager_and_restore() -> None:
+class _MissingBackend:
+    """A registered backend whose driver is absent."""
+
+    name = "missing"
+
+    def availability(self) -> tuple[bool, str]:
+        return False, "install the imaginary driver"
+
+    def compile(self, module: object, entry: str, options: object) -> object:
+        raise AssertionError("never called for an unavailable backend")
+
+
+def test_context_manager_and_restore(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(backends._FACTORIES, "missing", _MissingBackend)
+    monkeypatch.setattr(backends, "_AVAILABILITY", {})
+    monkeypatch.setattr(backends, "_INSTANCES", {})
     before = kdsl.current_backend_name()
-    with kdsl.backend("opencl"):
-        assert kdsl.current_backend_name() == "opencl"
+    with kdsl.backend("missing"):
+        assert kdsl.current_backend_name() == "missing"
         x = np.zeros(16, np.float32)
-        with pytest.raises(BackendUnavailableError, match="opencl"):
+        with pytest.raises(BackendUnavailableError, match="imaginary driver"):
             K.vector_add[(1,)](x, x, x, 16, BLOCK=16)
         with kdsl.backend("interpreter"):
             assert kdsl.current_backend_name() == "interpreter"
-        assert kdsl.current_backend_name() == "opencl"
+        assert kdsl.current_backend_name() == "missing"
     assert kdsl.current_backend_name() == before
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import fe_bad_kernels as B
+from . import fe_bad_kernels as B
 import numpy as np
 import pytest
 

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-import fe_kernels as K
+from . import fe_kernels as K
 import numpy as np
 import pytest
 

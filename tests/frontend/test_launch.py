@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import fe_kernels as K
+from . import fe_kernels as K
 import numpy as np
 import pytest
 

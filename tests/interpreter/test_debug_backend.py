@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from interp_kernels import compile_text, module
+from .interp_kernels import compile_text, module
 
 from kdsl.errors import CompilationError, DeviceAssertionError
 from kdsl.interpreter import InterpreterBackend, run_module

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from interp_kernels import INT_TYPES, NP_OF, binary, run_elementwise, unary
+from .interp_kernels import INT_TYPES, NP_OF, binary, run_elementwise, unary
 
 from kdsl.ir.types import ScalarType
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from interp_kernels import module, offsets_prelude
+from .interp_kernels import module, offsets_prelude
 
 from kdsl.errors import KernelRuntimeError, OutOfBoundsError
 from kdsl.interpreter import InterpreterBackend, run_module

@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
-from ir_corpus import CORPUS, Kit, func, ops_used, region, tt
+from .ir_corpus import CORPUS, Kit, func, ops_used, region, tt
 
 from kdsl.ir import types as T
 from kdsl.ir.core import Block, Builder, Location, ModuleOp, Region

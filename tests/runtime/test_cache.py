@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import rt_kernels as K
+from . import rt_kernels as K
 
 import kdsl
 import kdsl.language as kl

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-import rt_kernels as K
+from . import rt_kernels as K
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

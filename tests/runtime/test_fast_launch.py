@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import rt_kernels as K
+from . import rt_kernels as K
 
 import kdsl
 import kdsl.language as kl

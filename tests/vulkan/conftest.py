@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-import vk_plugin  # noqa: F401  (registers "vulkan", validates emitted SPIR-V)
-
 from kdsl.runtime.vulkan.device import probe
+
+from . import vk_plugin  # noqa: F401  (registers "vulkan", validates emitted SPIR-V)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import vk_kernels as K
+from . import vk_kernels as K
 
 import kdsl
 from kdsl.codegen.spirv import Target, emit_spirv

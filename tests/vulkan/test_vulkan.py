@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import vk_kernels as K
+from . import vk_kernels as K
 
 import kdsl
 import kdsl.language as kl
