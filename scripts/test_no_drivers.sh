@@ -36,5 +36,4 @@ for gone in ("opencl", "vulkan"):
     print(f"  {gone}: unavailable ({why})")
 PYEOF
 
-# tests/cpu registers the cpu backend if the registry does not provide it yet.
 "$PY" -m pytest -q -p no:cacheprovider tests/cpu tests/semantic -k "cpu or interpreter" "$@"

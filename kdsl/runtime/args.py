@@ -154,6 +154,10 @@ def _numpy_scalar(name: str, value: np.generic, spec_ok: bool, kernel: str) -> t
     return ParamSpec.runtime(name, t), value
 
 
+# program_id / num_programs are i32 in the IR, as in Triton.
+MAX_GRID_DIM = 2**31 - 1
+
+
 def normalize_grid(grid: Any, named: dict[str, Any], kernel: str) -> tuple[int, int, int]:
     """The launch grid as three non-negative ints (a callable gets the named arguments)."""
     if callable(grid):
@@ -168,6 +172,8 @@ def normalize_grid(grid: Any, named: dict[str, Any], kernel: str) -> tuple[int, 
             raise LaunchError(f"grid dimensions must be ints, got {d!r}", "grid", kernel)
         if d < 0:
             raise LaunchError(f"grid dimensions must be non-negative, got {int(d)}", "grid", kernel)
+        if d > MAX_GRID_DIM:
+            raise LaunchError(f"grid dimension {int(d)} exceeds {MAX_GRID_DIM} (program ids are i32)", "grid", kernel)
         dims.append(int(d))
     while len(dims) < 3:
         dims.append(1)

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kdsl.frontend.specialization import ParamSpec
+from kdsl.ir.analysis import written_pointer_args
+from kdsl.ir.core import ModuleOp
 from kdsl.runtime import cache as cachemod
 from kdsl.runtime.backend import ArtifactKernel, Backend, CompiledKernel, LaunchOptions, LoadingBackend
 from kdsl.runtime.cache import STATS, DiskCache
@@ -56,6 +58,23 @@ def key_fields(
     }
 
 
+class Compiled(NamedTuple):
+    """A launchable kernel plus what the launch path must check before running it.
+
+    ``written`` holds the entry function's parameter indices (runtime
+    arguments, in order) that the kernel may store through: a read-only array
+    passed there is a LaunchError before anything runs.
+    """
+
+    kernel: CompiledKernel
+    written: frozenset[int]
+
+
+def _written(module: ModuleOp, entry: str) -> frozenset[int]:
+    func = module.lookup(entry)
+    return written_pointer_args(func) if func is not None else frozenset()
+
+
 def compile_fresh(
     kfn: KernelFunction,
     backend: Backend,
@@ -63,31 +82,33 @@ def compile_fresh(
     options: LaunchOptions,
     debug: bool,
     stages: dict[str, bytes] | None = None,
-) -> tuple[CompiledKernel, str]:
+) -> tuple[Compiled, str]:
     """Frontend -> passes -> backend; returns (kernel, entry name)."""
     module, entry = kfn.compile_module(specs, optimize=True, debug=debug, stages=stages)
     STATS.frontend_compiles += 1
+    written = _written(module, entry)
     compiled = backend.compile(module, entry, options)
     STATS.backend_compiles += 1
-    return compiled, entry
+    return Compiled(compiled, written), entry
 
 
-def rebuild(backend: Backend, files: dict[str, bytes], meta: dict[str, Any], options: LaunchOptions) -> CompiledKernel:
+def rebuild(backend: Backend, files: dict[str, bytes], meta: dict[str, Any], options: LaunchOptions) -> Compiled:
     """A kernel from a verified entry, without the frontend (and without compiling if possible)."""
-    if isinstance(backend, LoadingBackend) and meta.get("backend_loadable"):
-        kernel: CompiledKernel = backend.load(files, dict(meta.get("backend_metadata") or {}))
-        return kernel
     from kdsl.ir.parser import parse_module
 
+    written = meta.get("written")
+    if isinstance(backend, LoadingBackend) and meta.get("backend_loadable") and isinstance(written, list):
+        kernel: CompiledKernel = backend.load(files, dict(meta.get("backend_metadata") or {}))
+        return Compiled(kernel, frozenset(int(i) for i in written))
     module = parse_module(files["opt.mlir"].decode(), f"<kdsl cache {meta.get('key', '')[:12]}>")
     kernel = backend.compile(module, str(meta["entry"]), options)
     STATS.backend_compiles += 1
-    return kernel
+    return Compiled(kernel, _written(module, str(meta["entry"])))
 
 
 def compile_specialization(
     kfn: KernelFunction, backend: Backend, specs: list[ParamSpec], options: LaunchOptions, debug: bool
-) -> CompiledKernel:
+) -> Compiled:
     if cachemod.always_compile():
         return compile_fresh(kfn, backend, specs, options, debug)[0]
     disk = DiskCache()
@@ -118,9 +139,10 @@ def compile_specialization(
         "entry": entry_name,
         "kdsl_version": cachemod.kdsl_version(),
         "backend_loadable": False,
+        "written": sorted(compiled.written),
     }
-    if isinstance(compiled, ArtifactKernel):
-        extra, backend_meta = compiled.artifacts()
+    if isinstance(compiled.kernel, ArtifactKernel):
+        extra, backend_meta = compiled.kernel.artifacts()
         clash = cachemod.RESERVED.intersection(extra)
         if clash:
             raise ValueError(f"backend {backend.name!r} returned reserved artefact names {sorted(clash)}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from kdsl.errors import CompilationError, KdslError, LaunchError
 from kdsl.frontend.compiler import generate_module
@@ -21,10 +21,13 @@ from kdsl.frontend.specialization import ParamSpec
 from kdsl.ir.core import IRError, ModuleOp
 from kdsl.ir.verifier import verify
 from kdsl.runtime import args as argmod
-from kdsl.runtime.backend import Backend, CompiledKernel, LaunchOptions
+from kdsl.runtime.backend import Backend, LaunchOptions
 from kdsl.runtime.backends import current_backend_name, resolve_backend
 from kdsl.runtime.device_array import DeviceArray, check_backend
 from kdsl.runtime.launcher import Launcher, env_flag_reader, make_binder
+
+if TYPE_CHECKING:
+    from kdsl.runtime.compile import Compiled
 
 _MISSING = object()
 _debug_env = env_flag_reader("KDSL_DEBUG")
@@ -51,7 +54,7 @@ class KernelFunction:
         self.constexpr_names = {n for n, p in self.signature.parameters.items() if _is_constexpr_annotation(p.annotation)}
         self.do_not_specialize = self._names(do_not_specialize)
         self.debug = debug
-        self.cache: dict[tuple[Any, ...], CompiledKernel] = {}
+        self.cache: dict[tuple[Any, ...], Compiled] = {}
         # Globals the compiled code read (constexprs, kernels, modules): part of the cache
         # key, so rebinding e.g. a module-level kl.constexpr recompiles instead of going stale.
         self.used_globals: dict[Any, Any] = {}
@@ -151,7 +154,7 @@ class KernelFunction:
         options = launch_options(binding.options, self.__name__)
         compiled = self._compiled(backend, specs, options, self._debug())
         runtime_index = [i for i, s in enumerate(specs) if not s.is_const]
-        launch = Launcher(compiled, runtime_index, values)
+        launch = Launcher(compiled.kernel, runtime_index, values, compiled.written, self.arg_names, self.__name__)
         if key is not None and self._global_snapshot_fresh():
             # compiled matches the globals as they are now: file it under their id
             self._launchers[(key[0], self._globals_id, *key[2:])] = launch
@@ -159,7 +162,7 @@ class KernelFunction:
             return
         launch(grid3, values)
 
-    def _compiled(self, backend: Backend, specs: list[ParamSpec], options: LaunchOptions, debug: bool) -> CompiledKernel:
+    def _compiled(self, backend: Backend, specs: list[ParamSpec], options: LaunchOptions, debug: bool) -> Compiled:
         """The compiled kernel for a specialisation: memory cache, then disk cache, then compile."""
         from kdsl.runtime.compile import compile_specialization
 

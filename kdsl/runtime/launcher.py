@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from kdsl.errors import LaunchError
 from kdsl.runtime.args import as_array
 from kdsl.runtime.backend import CompiledKernel
 from kdsl.runtime.device_array import DeviceArray
@@ -139,11 +140,25 @@ class Launcher:
 
     __slots__ = ("call", "kernel")
 
-    def __init__(self, kernel: CompiledKernel, runtime_index: Sequence[int], values: Sequence[Any]) -> None:
+    def __init__(
+        self,
+        kernel: CompiledKernel,
+        runtime_index: Sequence[int],
+        values: Sequence[Any],
+        written: frozenset[int] = frozenset(),
+        names: Sequence[str] = (),
+        kernel_name: str = "",
+    ) -> None:
         self.kernel = kernel
         namespace: dict[str, Any] = {"_launch": kernel.launch}
         items = []
-        for i in runtime_index:
+        checks = []
+        for pos, i in enumerate(runtime_index):
+            if pos in written and isinstance(values[i], np.ndarray):
+                # numpy promised this memory immutable: refuse before anything runs
+                name = names[i] if i < len(names) else f"#{i}"
+                namespace[f"_ro{i}"] = _read_only_error(name, kernel_name)
+                checks.append(f"    if not v[{i}].flags.writeable: _ro{i}()\n")
             f = converter(values[i])
             if f is None:
                 items.append(f"v[{i}]")
@@ -152,12 +167,19 @@ class Launcher:
             else:
                 namespace[f"_c{i}"] = f
                 items.append(f"_c{i}(v[{i}])")
-        src = f"def _call(grid, v):\n    _launch(grid, [{', '.join(items)}])\n"
+        src = f"def _call(grid, v):\n{''.join(checks)}    _launch(grid, [{', '.join(items)}])\n"
         exec(compile(src, "<kdsl launcher>", "exec"), namespace)
         self.call: Callable[[tuple[int, int, int], Sequence[Any]], None] = namespace["_call"]
 
     def __call__(self, grid: tuple[int, int, int], values: Sequence[Any]) -> None:
         self.call(grid, values)
+
+def _read_only_error(name: str, kernel_name: str) -> Callable[[], None]:
+    def fail() -> None:
+        raise LaunchError("array is read-only but the kernel writes through this pointer", name, kernel_name)
+
+    return fail
+
 
 def converter(v: Any) -> Callable[[Any], Any] | None:
     """How a user value becomes the backend's launch argument (None: as is)."""

@@ -48,7 +48,7 @@ def test_decorator_forms_keep_metadata() -> None:
 
 
 def test_compile_to_ir_optimize_flag() -> None:
-    import fe_kernels as K
+    from . import fe_kernels as K
 
     from kdsl.ir.printer import print_op
 
