@@ -69,7 +69,7 @@ def test_atomic_rmw_kinds(kind: str, t: str, init: float, val: float, want_mem: 
     %v = tile.load %vp : (ptr<{t}>) -> {t}
     %old = tile.atomic_rmw %p, %v {{kind = "{kind}"}} : (ptr<{t}>, {t}) -> {t}
     tile.store %vp, %old : ptr<{t}>, {t}"""
-    from interp_kernels import NP_OF
+    from .interp_kernels import NP_OF
 
     k = compile_text(module(body, f"%p: ptr<{t}>, %vp: ptr<{t}>"))
     mem = np.array([init], NP_OF[t])
