@@ -34,6 +34,15 @@ from kdsl.errors import CompilationError
 TUNABLES: dict[str, tuple[int, ...]] = {
     "num_threads": (1, 2, 4, 8, 16, 32, 64, 128, 256),
     "chunk": (1, 2, 4, 8, 16),
+    "lower.dot_block_m": (2, 4, 6, 8, 12, 16),
+    "lower.dot_block_n": (16, 32, 48, 64),
+    "lower.vector_width": (1, 4, 8, 16),
+}
+
+# Renderer-facing features are opt-in per target: a renderer that has not
+# declared them keeps getting the scalar wi IR it already prints.
+TARGET_DEFAULTS: dict[str, dict[str, int]] = {
+    "opencl": {"vector_width": 16},
 }
 
 
@@ -43,10 +52,16 @@ class Layout:
 
     num_threads: int = 1
     chunk: int = 1
+    # register blocking of ``tile.dot`` (``wi.mma``): rows x columns of the
+    # accumulator held in registers, and the vector width of the renderer
+    # (1: no vector ops in the wi IR, the scalar lowering of every renderer)
+    vector_width: int = 1
+    dot_block_m: int = 8
+    dot_block_n: int = 32
 
     def __post_init__(self) -> None:
-        if self.num_threads < 1 or self.chunk < 1:
-            raise CompilationError(f"invalid layout {self}: num_threads and chunk must be >= 1")
+        if min(self.num_threads, self.chunk, self.vector_width, self.dot_block_m, self.dot_block_n) < 1:
+            raise CompilationError(f"invalid layout {self}: every parameter must be >= 1")
 
     @property
     def group(self) -> int:
@@ -63,7 +78,13 @@ class Layout:
         return numel % self.group == 0
 
     @staticmethod
-    def from_options(num_threads: int, extra: tuple[tuple[str, Any], ...]) -> Layout:
+    def from_options(num_threads: int, extra: tuple[tuple[str, Any], ...], target: str = "") -> Layout:
+        """The layout of a launch: ``extra`` keys ``chunk`` and ``lower.<field>`` override
+        the defaults of ``target`` (see :data:`TARGET_DEFAULTS`)."""
         opts = dict(extra)
         nt = num_threads or int(opts.get("num_threads", 1))
-        return Layout(num_threads=nt, chunk=int(opts.get("chunk", 1)))
+        fields: dict[str, int] = dict(TARGET_DEFAULTS.get(target, {}))
+        for name in ("vector_width", "dot_block_m", "dot_block_n"):
+            if f"lower.{name}" in opts:
+                fields[name] = int(opts[f"lower.{name}"])
+        return Layout(num_threads=nt, chunk=int(opts.get("lower.chunk", opts.get("chunk", 1))), **fields)

@@ -433,18 +433,28 @@ class Lowerer:
             if r is t or not hazard:
                 staged.append(r)
             elif isinstance(r, Mat):
-                staged.append(self.materialise(Lazy(r.shape, r.elem, lambda i, r=r: self.elem(r, i), leaves_of(r))))
+                staged.append(self.copy_of(r))
             else:
                 staged.append(self.materialise(r))
         self.close_nest()
         for t, r in zip(targets, staged):
-            if r is t:
-                continue
-            self.elementwise(t.shape, [r], lambda idx, t=t, r=r: self.put(t, idx, self.elem(r, idx)))
+            if r is not t:
+                self.copy_into(t, r)
         self.close_nest()
         for t in targets:
             if self.layout.num_threads > 1:
                 t.shared = None
+
+    def copy_of(self, m: Mat) -> Mat:
+        out = self.new_mat(m.shape, m.elem)
+        self.copy_into(out, m)
+        return out
+
+    def copy_into(self, target: Mat, r: Rep) -> None:
+        def body(idx: Index) -> None:
+            self.put(target, idx, self.elem(r, idx))
+
+        self.elementwise(target.shape, [r], body)
 
     def uniform_once(self, compute: Callable[[], Value], t: Elem) -> Value:
         """Run side-effecting scalar ``compute`` in work-item 0 only and share its result."""
@@ -483,4 +493,4 @@ def lower_scalar_region(lw: Lowerer, block: Block, args: list[Value], b: Builder
     return [lw.scalar(v) for v in term.operands]
 
 
-__all__ = ["LOWERINGS", "Lowerer", "lowers", "core"]
+__all__ = ["LOWERINGS", "Lowerer", "core", "lowers"]

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kdsl.ir.core import Block, Builder, Operation, Region, Value
-from kdsl.ir.dialects import arith, scf
+from kdsl.ir.core import Block, BlockArgument, Builder, Operation, Region, Value
+from kdsl.ir.dialects import arith, scf, wi
 from kdsl.ir.types import ScalarType
 from kdsl.lowering.index import Index
 from kdsl.lowering.lowerer import I32, Lowerer, lower_scalar_region, lowers
@@ -155,11 +155,66 @@ def _store_op() -> type[Operation]:
     return StoreOp
 
 
+def _divisor_at_most(n: int, cap: int, step: int = 1) -> int:
+    """The largest multiple of ``step`` that divides ``n`` and is at most ``cap`` (0: none)."""
+    for d in range(min(cap, n) // step * step, 0, -step):
+        if n % d == 0:
+            return d
+    return 0
+
+
+def _mma_blocking(lw: Lowerer, op: Operation) -> dict[str, int] | None:
+    """Blocking of a ``wi.mma`` for this dot, or None when the scalar lowering must be used."""
+    lay = lw.layout
+    a_t, b_t, c_t = op.a.type, op.b.type, op.acc.type
+    acc_e, in_e = c_t.scalar, a_t.scalar
+    if lay.vector_width < 2 or lay.num_threads != 1 or len(c_t.shape) != 2:
+        return None
+    if not (acc_e.is_float and in_e.is_float and b_t.scalar.is_float) or acc_e.itemsize < in_e.itemsize:
+        return None
+    m, n = c_t.shape
+    k = a_t.shape[-1]
+    vw = 1
+    while vw * 2 <= lay.vector_width and n % (vw * 2) == 0:
+        vw *= 2
+    bn = _divisor_at_most(n, max(lay.dot_block_n, vw), vw)
+    bm = _divisor_at_most(m, lay.dot_block_m)
+    return {"m": m, "n": n, "k": k, "block_m": bm, "block_n": bn, "vector_width": vw}
+
+
+def _own_carried(lw: Lowerer, v: Value) -> Mat | None:
+    """The stored tile of ``v`` when the dot may update it in place: a loop-carried
+    tile of an ``scf.for`` body whose only reader is the dot."""
+    rep = lw.rep(v)
+    owner = v.block if isinstance(v, BlockArgument) else None
+    parent = owner.parent_op if owner is not None else None
+    if not isinstance(rep, Mat) or parent is None or parent.NAME != "scf.for" or len(v.uses) != 1:
+        return None
+    return rep
+
+
+def _lower_mma(lw: Lowerer, op: Operation, blocking: dict[str, int]) -> None:
+    a = lw.materialise(lw.rep(op.a))
+    b = lw.materialise(lw.rep(op.b))
+    out = _own_carried(lw, op.acc)
+    if out is None:
+        c_t = op.acc.type
+        out = lw.new_mat(c_t.shape, c_t.scalar)
+        lw.copy_into(out, lw.rep(op.acc))
+    lw.close_nest()
+    lw.top.create(wi.MmaOp, [a.priv, b.priv, out.priv], [], dict(blocking))
+    lw.reps[op.result] = out
+
+
 @lowers("tile.dot")
 def lower_dot(lw: Lowerer, op: Operation) -> None:
     a_t, c_t = op.a.type, op.acc.type
     acc_e = c_t.scalar
     assert isinstance(acc_e, ScalarType)
+    blocking = _mma_blocking(lw, op)
+    if blocking is not None:
+        _lower_mma(lw, op, blocking)
+        return
     a, b = _stored_inputs(lw, [op.a, op.b])
     acc = lw.rep(op.acc)
     k_dim = a_t.shape[-1]

@@ -9,23 +9,25 @@ conditions are uniform scalars, so barriers inside stay legal.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kdsl.ir.core import Block, Operation, Region, Value
 from kdsl.ir.dialects import scf
 from kdsl.lowering.lowerer import Lowerer, lowers
 from kdsl.lowering.reps import Mat, Rep
 
 
-def _split(values: list[Value]) -> tuple[list[int], list[int]]:
+def _split(values: Sequence[Value]) -> tuple[list[int], list[int]]:
     scalars = [i for i, v in enumerate(values) if not v.type.shape]
     tiles = [i for i, v in enumerate(values) if v.type.shape]
     return scalars, tiles
 
 
-def _carried(lw: Lowerer, values: list[Value]) -> dict[int, Mat]:
+def _carried(lw: Lowerer, values: Sequence[Value]) -> dict[int, Mat]:
     return {i: lw.new_mat(v.type.shape, v.type.scalar) for i, v in enumerate(values) if v.type.shape}
 
 
-def _bind(lw: Lowerer, tile_vals: list[Value], scalar_args: list[Value], mats: dict[int, Mat]) -> None:
+def _bind(lw: Lowerer, tile_vals: Sequence[Value], scalar_args: Sequence[Value], mats: dict[int, Mat]) -> None:
     """Map a tile-IR block's arguments: scalars to ``scalar_args`` in order, tiles to ``mats``."""
     it = iter(scalar_args)
     for i, v in enumerate(tile_vals):
@@ -35,7 +37,7 @@ def _bind(lw: Lowerer, tile_vals: list[Value], scalar_args: list[Value], mats: d
             lw.vals[v] = next(it)
 
 
-def _yield_into(lw: Lowerer, values: list[Value], mats: dict[int, Mat]) -> list[Value]:
+def _yield_into(lw: Lowerer, values: Sequence[Value], mats: dict[int, Mat]) -> list[Value]:
     """Copy the tile ``values`` into their carried arrays; return the scalar ones (mapped)."""
     idx = sorted(mats)
     lw.assign([mats[i] for i in idx], [lw.rep(values[i]) for i in idx])

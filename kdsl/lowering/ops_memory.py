@@ -101,8 +101,10 @@ def lower_assert(lw: Lowerer, op: Operation) -> None:
         lw.top.create(wi.AssertOp, [lw.scalar(cond)], [], {"id": aid})
         return
     rep = lw.rep(cond)
-    lw.elementwise(cond.type.shape, [rep],
-                   lambda idx: lw.eb.create(wi.AssertOp, [lw.elem(rep, idx)], [], {"id": aid}), alone=True)
+    def body(idx: Index) -> None:
+        lw.eb.create(wi.AssertOp, [lw.elem(rep, idx)], [], {"id": aid})
+
+    lw.elementwise(cond.type.shape, [rep], body, alone=True)
 
 
 @lowers("tile.print")

@@ -26,7 +26,7 @@ def _dead(op: Operation) -> bool:
 
 
 def _unread_arrays(root: Operation) -> list[Operation]:
-    out = []
+    out: list[Operation] = []
     for op in root.walk():
         if not isinstance(op, wi.AllocOp):
             continue

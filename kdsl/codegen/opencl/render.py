@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from kdsl.codegen.opencl import ctypes as ct
 from kdsl.codegen.opencl import exprs
+from kdsl.codegen.opencl.mma import render_mma
 from kdsl.codegen.opencl.prelude import FIXED, HEADER, float_atomic
 from kdsl.errors import CompilationError
 from kdsl.ir.core import Block, Operation, Value
@@ -166,6 +167,10 @@ class Renderer:
             return exprs.umulhi(op, a[0], a[1])
         if n.startswith("math."):
             return exprs.math_unary(self, op, a[0])
+        return self.wi_expr(op, a)
+
+    def wi_expr(self, op: Operation, a: list[str]) -> str:
+        n = op.NAME
         if n == "wi.program_id":
             return f"((int)get_group_id({op.attributes['axis']}))"
         if n == "wi.num_programs":
@@ -213,6 +218,10 @@ class Renderer:
         else:
             st = f"*{a[0]} = {a[1]};"
         self.emit(depth, f"if ({a[2]}) {st}" if len(a) > 2 else st)
+
+    def op_wi_mma(self, op: Operation, depth: int) -> None:
+        self.counter += 1
+        render_mma(op, [self.name(v) for v in op.operands], self.counter, lambda line: self.emit(depth, line))
 
     def op_wi_barrier(self, op: Operation, depth: int) -> None:
         self.emit(depth, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
@@ -420,4 +429,4 @@ def render_opencl(module: Operation, caps: DeviceCaps | None = None) -> Rendered
     return Renderer(funcs[0], caps or DeviceCaps()).render()
 
 
-__all__ = ["DeviceCaps", "Rendered", "render_opencl", "scf", "Type"]
+__all__ = ["DeviceCaps", "Rendered", "Type", "render_opencl", "scf"]

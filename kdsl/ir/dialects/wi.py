@@ -262,6 +262,44 @@ class AssertOp(Operation):
         require_bool(self, self.cond.type)
 
 
+class MmaOp(Operation):
+    """``wi.mma %a, %b, %c {m, n, k, block_m, block_n, vector_width}``: ``c += a @ b``.
+
+    A register-blocked matrix multiply-accumulate of one work-item on private
+    arrays, all row-major: ``a`` is ``m x k``, ``b`` is ``k x n``, ``c`` is
+    ``m x n`` (updated in place, accumulator type). Element ``c[i, j]``
+    becomes ``c[i, j] + sum_k widen(a[i, k]) * widen(b[k, j])`` with products
+    fused (``fma``) and summed in increasing ``k``. Why an op and not scalar
+    loops: the blocking (``block_m`` rows x ``block_n`` columns of ``c`` held
+    in ``vector_width``-wide registers across the whole ``k`` loop, i-k-j
+    order so the inner step is a vector FMA over contiguous columns of ``b``)
+    is a register-allocation decision a renderer must be free to express with
+    its own vector types. ``block_m`` divides ``m``; ``vector_width`` divides
+    ``block_n``, which divides ``n``. The lowering emits it only for renderers
+    that declare support (``Layout.vector_width > 1``, float accumulators).
+    """
+
+    NAME = "wi.mma"
+    OPERANDS = ("a", "b", "c")
+    RESULTS = ()
+    ATTRS = {"m": int, "n": int, "k": int, "block_m": int, "block_n": int, "vector_width": int}
+
+    def verify_(self) -> None:
+        ts = [self.a.type, self.b.type, self.c.type]
+        if not all(isinstance(t, MemRefType) and t.space == "private" for t in ts):
+            raise self.error("operands must be private memrefs")
+        at, bt, ct = ts
+        assert isinstance(at, MemRefType) and isinstance(bt, MemRefType) and isinstance(ct, MemRefType)
+        m, n, k = (self.attributes[x] for x in ("m", "n", "k"))
+        bm, bn, vw = (self.attributes[x] for x in ("block_m", "block_n", "vector_width"))
+        if at.size < m * k or bt.size < k * n or ct.size < m * n:
+            raise self.error("memrefs smaller than the matrices")
+        if min(m, n, k, bm, bn, vw) < 1 or m % bm or n % bn or bn % vw:
+            raise self.error(f"bad blocking m={m} n={n} block_m={bm} block_n={bn} vector_width={vw}")
+        if not (isinstance(ct.element, ScalarType) and ct.element.is_float):
+            raise self.error("accumulator must be a float type")
+
+
 WI = Dialect(
     "wi",
     [
@@ -281,5 +319,6 @@ WI = Dialect(
         AtomicCASOp,
         PrintOp,
         AssertOp,
+        MmaOp,
     ],
 )

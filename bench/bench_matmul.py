@@ -1,0 +1,130 @@
+"""Matmul fp32 (the Triton-tutorial kernel of ``kdsl.ops.matmul``) and row softmax vs numpy.
+
+Rows: GFLOP/s of kdsl on each backend (``opencl`` = PoCL, ``cpu``) and of
+numpy/OpenBLAS in the same run, with the ratio to numpy; softmax 4096 x 4096
+effective GB/s (one read + one write) vs the machine's copy bandwidth
+(``np.copyto``) measured in the same run. numpy runs in this process with the
+environment as it is: this machine sets ``OPENBLAS_CORETYPE``/``OPENBLAS_L2_SIZE``,
+which select a slower OpenBLAS kernel; ``--numpy-best`` also times numpy in a
+child process with both unset (its best kernel, the issue's reference).
+
+Usage: python bench/bench_matmul.py [--quick] [--sizes 256 512] [--backends opencl cpu]
+       [--blocks 64 64 32] [--numpy-best] [--no-softmax]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+import kdsl
+from kdsl.ops.matmul import matmul
+from kdsl.ops.softmax import softmax
+
+
+def seconds(fn: Callable[[], Any], repeats: int) -> float:
+    fn()
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def numpy_best(n: int, repeats: int) -> float:
+    """numpy GFLOP/s at ``n`` in a child process with the OpenBLAS overrides unset."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    code = (
+        "import numpy as np,time,statistics\n"
+        f"n={n}\na=np.random.rand(n,n).astype(np.float32);b=np.random.rand(n,n).astype(np.float32)\n"
+        "a@b\nts=[]\n"
+        f"for _ in range({repeats}):\n t=time.perf_counter();a@b;ts.append(time.perf_counter()-t)\n"
+        "print(2*n**3/statistics.median(ts)/1e9)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.strip())
+
+
+def bench_matmul(sizes: list[int], backends: list[str], blocks: tuple[int, int, int] | None,
+                 best: bool) -> list[dict[str, Any]]:
+    rows = []
+    for n in sizes:
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((n, n), dtype=np.float32)
+        b = rng.standard_normal((n, n), dtype=np.float32)
+        rep = 3 if n >= 2048 else 5
+        flop = 2.0 * n**3
+        np_gf = flop / seconds(partial(np.matmul, a, b), rep) / 1e9
+        row: dict[str, Any] = {"n": n, "numpy": np_gf}
+        if best:
+            row["numpy_best"] = numpy_best(n, rep)
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        for be in backends:
+            with kdsl.backend(be):
+                c = matmul(a, b, blocks=blocks)
+                err = float(np.abs(c - ref).max() / (np.abs(ref).max() + 1e-30))
+                row[be] = flop / seconds(partial(matmul, a, b, blocks=blocks), rep) / 1e9
+                row[be + "_err"] = err
+        rows.append(row)
+    return rows
+
+
+def bench_softmax(backends: list[str], rows_: int = 4096, cols: int = 4096) -> dict[str, float]:
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((rows_, cols), dtype=np.float32)
+    dst = np.empty_like(x)
+    nbytes = 2.0 * x.nbytes
+    out = {"copy": nbytes / seconds(lambda: np.copyto(dst, x), 5) / 1e9}
+
+    def np_softmax() -> None:
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        e /= e.sum(axis=1, keepdims=True)
+
+    out["numpy"] = nbytes / seconds(np_softmax, 3) / 1e9
+    for be in backends:
+        with kdsl.backend(be):
+            out[be] = nbytes / seconds(lambda: softmax(x), 5) / 1e9
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="sizes 256 and 512 only")
+    ap.add_argument("--sizes", type=int, nargs="*")
+    ap.add_argument("--backends", nargs="*", default=["opencl", "cpu"])
+    ap.add_argument("--blocks", type=int, nargs=3, help="BLOCK_M BLOCK_N BLOCK_K (default: the op's choice)")
+    ap.add_argument("--numpy-best", action="store_true", help="also time numpy with OPENBLAS_* unset (child)")
+    ap.add_argument("--no-softmax", action="store_true")
+    args = ap.parse_args()
+    sizes = args.sizes or ([256, 512] if args.quick else [256, 512, 1024, 2048])
+    backends = [b for b in args.backends if b in kdsl.available_backends()]
+    blocks: tuple[int, int, int] | None = (args.blocks[0], args.blocks[1], args.blocks[2]) if args.blocks else None
+    print(f"numpy in-process env: OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')!r} "
+          f"OPENBLAS_L2_SIZE={os.environ.get('OPENBLAS_L2_SIZE')!r}")
+    head = f"{'n':>6} {'numpy':>8}" + (f" {'np-best':>8}" if args.numpy_best else "")
+    head += "".join(f" {be:>8} {'ratio':>6} {'relerr':>8}" for be in backends)
+    print("matmul fp32, GFLOP/s (ratio = kdsl / numpy in-process)")
+    print(head)
+    for r in bench_matmul(sizes, backends, blocks, args.numpy_best):
+        line = f"{r['n']:>6} {r['numpy']:>8.1f}" + (f" {r['numpy_best']:>8.1f}" if args.numpy_best else "")
+        line += "".join(f" {r[be]:>8.1f} {r[be] / r['numpy']:>6.2f} {r[be + '_err']:>8.1e}" for be in backends)
+        print(line, flush=True)
+    if not args.no_softmax:
+        s = bench_softmax(backends)
+        print("softmax 4096x4096 fp32, effective GB/s (read + write)")
+        print(f"  copy {s['copy']:.1f}  numpy {s['numpy']:.1f}  "
+              + "  ".join(f"{be} {s[be]:.1f} ({s[be] / s['copy']:.0%} of copy)" for be in backends))
+
+
+if __name__ == "__main__":
+    main()

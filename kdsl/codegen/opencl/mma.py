@@ -1,0 +1,71 @@
+"""OpenCL C for ``wi.mma``: the register-blocked matrix multiply-accumulate.
+
+For each ``block_m x block_n`` block of ``c`` the accumulators live in
+``block_m * block_n / vector_width`` vector registers (``floatN``) across the
+whole ``k`` loop; each ``k`` step loads ``block_n / vector_width`` vectors of
+one row of ``b`` (contiguous: ``vloadN``), broadcasts ``block_m`` scalars of
+``a`` and issues one vector ``fma`` per accumulator. This is the mapping
+measured fastest on PoCL (``float16`` vectors, 8 x 32 blocks: one AVX-512
+register per accumulator, see ``/work/shared/PLATFORM.md``); PoCL does not
+vectorise a loop inside a work-item by itself, so the vectors must be explicit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kdsl.codegen.opencl import ctypes as ct
+from kdsl.ir.core import Operation
+from kdsl.ir.types import MemRefType, ScalarType
+
+
+def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], None]) -> None:
+    """Emit the statements of one ``wi.mma`` (``names``: C names of a, b, c) through ``emit``."""
+    a, b, c = names
+    at = op.a.type
+    bt = op.b.type
+    cty = op.c.type
+    assert isinstance(at, MemRefType) and isinstance(bt, MemRefType) and isinstance(cty, MemRefType)
+    ce = cty.element
+    assert isinstance(ce, ScalarType)
+    attrs = op.attributes
+    m, n, k = attrs["m"], attrs["n"], attrs["k"]
+    bm, bn, vw = attrs["block_m"], attrs["block_n"], attrs["vector_width"]
+    acc = ct.reg(ce)
+    vt = acc if vw == 1 else f"{acc}{vw}"
+    nv = bn // vw
+    p = f"mm{uid}_"
+    i, j, kk = p + "i", p + "j", p + "k"
+
+    def vload(mem: str, off: str, elem_reg: str) -> str:
+        if vw == 1:
+            x = f"{mem}[{off}]"
+            return x if elem_reg == acc else f"(({acc}){x})"
+        x = f"vload{vw}(0, {mem} + {off})"
+        return x if elem_reg == acc else f"convert_{vt}({x})"
+
+    a_reg, b_reg = ct.reg(at.element), ct.reg(bt.element)
+    emit(f"for (int {i} = 0; {i} < {m}; {i} += {bm}) {{")
+    emit(f"  for (int {j} = 0; {j} < {n}; {j} += {bn}) {{")
+    for r in range(bm):
+        for q in range(nv):
+            emit(f"    {vt} {p}c{r}_{q} = {vload(c, f'({i} + {r}) * {n} + {j} + {q * vw}', acc)};")
+    emit(f"    for (int {kk} = 0; {kk} < {k}; {kk} += 1) {{")
+    for q in range(nv):
+        emit(f"      const {vt} {p}b{q} = {vload(b, f'{kk} * {n} + {j} + {q * vw}', b_reg)};")
+    for r in range(bm):
+        x = f"{a}[({i} + {r}) * {k} + {kk}]"
+        x = x if a_reg == acc else f"(({acc}){x})"
+        emit(f"      const {vt} {p}a{r} = ({vt})({x});")
+        for q in range(nv):
+            emit(f"      {p}c{r}_{q} = fma({p}a{r}, {p}b{q}, {p}c{r}_{q});")
+    emit("    }")
+    for r in range(bm):
+        for q in range(nv):
+            off = f"({i} + {r}) * {n} + {j} + {q * vw}"
+            if vw == 1:
+                emit(f"    {c}[{off}] = {p}c{r}_{q};")
+            else:
+                emit(f"    vstore{vw}({p}c{r}_{q}, 0, {c} + {off});")
+    emit("  }")
+    emit("}")
