@@ -2,10 +2,14 @@
 
 Workloads (Triton tutorial kernels written with ``@kdsl.kernel``): vector add
 of 16M floats (BLOCK=4096), row softmax 4096x1024 (one program per row) and
-matmul 1024^3 fp32 (64x64 tiles, K step 32). Every result is checked against
-numpy first; then each is timed as the median of ``--repeat`` warm launches
-(compilation excluded). Launch overhead: a trivial 1-program kernel with one
-array argument, µs per synchronous launch through ``kernel[grid](...)``.
+matmul fp32 at 256^3, 512^3 and 1024^3 (64x64 tiles, K step 32; ``--quick``:
+4M floats, 1024x1024, matmul 256 and 512). Every result is checked against
+numpy first; then kdsl and numpy runs are interleaved ``--repeat`` times and
+the best of each is kept (the machine is shared: interleaving exposes both to
+the same load). Launch overhead: a trivial kernel with one array argument, µs
+per synchronous launch through ``kernel[grid](...)``, for a 1-program grid and
+a 64-program grid (on ``cpu`` small grids run on the calling thread once their
+measured cost is below the pool's hand-off cost).
 
 Ratios are printed as tables (cpu / numpy and cpu / opencl: > 1 means the
 cpu backend is faster). The machine is shared: compare cells inside one run.
@@ -16,7 +20,6 @@ present. Usage: ``python bench/bench_cpu.py [--quick] [--repeat N]``.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -83,14 +86,17 @@ def ensure_registered() -> list[str]:
     return [n for n in ("cpu", "opencl") if backends.availability(n)[0]]
 
 
-def timeit(fn: Callable[[], Any], repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+def best_interleaved(fns: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
+    """Best time of each function over ``repeat`` rounds that run every function once."""
+    best = {k: float("inf") for k in fns}
+    for fn in fns.values():
         fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    for _ in range(repeat):
+        for k, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            best[k] = min(best[k], time.perf_counter() - t0)
+    return best
 
 
 def workloads(quick: bool) -> dict[str, tuple[Callable[[str], Callable[[], Any]], Callable[[], Any], float]]:
@@ -102,9 +108,7 @@ def workloads(quick: bool) -> dict[str, tuple[Callable[[str], Callable[[], Any]]
     rows, cols = (1024, 1024) if quick else (4096, 1024)
     s_in = rng.standard_normal((rows, cols), dtype=np.float32)
     s_out = np.empty_like(s_in)
-    m = 512 if quick else 1024
-    a, b = rng.random((m, m), dtype=np.float32), rng.random((m, m), dtype=np.float32)
-    c = np.empty((m, m), np.float32)
+    sizes = (256, 512) if quick else (256, 512, 1024)
 
     def np_softmax() -> Any:
         e = np.exp(s_in - s_in.max(axis=1, keepdims=True))
@@ -124,6 +128,21 @@ def workloads(quick: bool) -> dict[str, tuple[Callable[[str], Callable[[], Any]]
             return s_out
         return run
 
+    out_w: dict[str, tuple[Callable[[str], Callable[[], Any]], Callable[[], Any], float]] = {
+        "vector add (GB/s)": (k_add, lambda: np.add(x, y, out=out), 12.0 * n / 1e9),
+        "softmax (GB/s)": (k_softmax, np_softmax, 8.0 * rows * cols / 1e9),
+    }
+    for m in sizes:
+        out_w[f"matmul fp32 {m}^3 (GFLOP/s)"] = _matmul_workload(rng, m)
+    return out_w
+
+
+def _matmul_workload(
+    rng: np.random.Generator, m: int
+) -> tuple[Callable[[str], Callable[[], Any]], Callable[[], Any], float]:
+    a, b = rng.random((m, m), dtype=np.float32), rng.random((m, m), dtype=np.float32)
+    c = np.empty((m, m), np.float32)
+
     def k_matmul(be: str) -> Callable[[], Any]:
         def run() -> Any:
             with kdsl.backend(be):
@@ -131,11 +150,7 @@ def workloads(quick: bool) -> dict[str, tuple[Callable[[str], Callable[[], Any]]
             return c
         return run
 
-    return {
-        "vector add (GB/s)": (k_add, lambda: np.add(x, y, out=out), 12.0 * n / 1e9),
-        "softmax (GB/s)": (k_softmax, np_softmax, 8.0 * rows * cols / 1e9),
-        "matmul fp32 (GFLOP/s)": (k_matmul, lambda: np.matmul(a, b, out=c), 2.0 * m**3 / 1e9),
-    }
+    return k_matmul, lambda: np.matmul(a, b, out=c), 2.0 * m**3 / 1e9
 
 
 def check(name: str, got: Any, want: Any) -> None:
@@ -143,14 +158,18 @@ def check(name: str, got: Any, want: Any) -> None:
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=name)
 
 
-def launch_overhead(be: str, count: int) -> float:
+def launch_overhead(be: str, count: int, programs: int = 1) -> float:
+    """Best of 3 averages of ``count`` synchronous launches of a trivial kernel, in µs."""
     x = np.zeros(1, np.float32)
+    best = float("inf")
     with kdsl.backend(be):
-        noop_kernel[(1,)](x)
-        t0 = time.perf_counter()
-        for _ in range(count):
-            noop_kernel[(1,)](x)
-        return (time.perf_counter() - t0) / count * 1e6
+        noop_kernel[(programs,)](x)
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(count):
+                noop_kernel[(programs,)](x)
+            best = min(best, (time.perf_counter() - t0) / count * 1e6)
+    return best
 
 
 def main() -> None:
@@ -162,13 +181,13 @@ def main() -> None:
     print(f"backends measured: {', '.join(names)} (+ numpy)")
     rows: list[tuple[str, dict[str, float]]] = []
     for wname, (factory, np_run, units) in workloads(args.quick).items():
-        cells = {"numpy": units / timeit(np_run, args.repeat)}
         want = np.array(np_run(), copy=True)
+        fns: dict[str, Callable[[], Any]] = {"numpy": np_run}
         for be in names:
             run = factory(be)
             check(f"{wname} on {be}", run(), want)
-            cells[be] = units / timeit(run, args.repeat)
-        rows.append((wname, cells))
+            fns[be] = run
+        rows.append((wname, {k: units / t for k, t in best_interleaved(fns, args.repeat).items()}))
     cols = ["cpu", "opencl", "numpy"]
     print(f"\n| workload | {' | '.join(cols)} | cpu/numpy | cpu/opencl |")
     print("|---|" + "---|" * (len(cols) + 2))
@@ -178,10 +197,10 @@ def main() -> None:
         r_cl = f"{cells['cpu'] / cells['opencl']:.2f}x" if "cpu" in cells and "opencl" in cells else "-"
         print(f"| {wname} | {vals} | {r_np} | {r_cl} |")
     count = 200 if args.quick else 2000
-    print("\n| launch overhead (µs per synchronous 1-program launch) | value |")
-    print("|---|---|")
+    print("\n| launch overhead (µs per synchronous launch of a trivial kernel) | 1 program | 64 programs |")
+    print("|---|---|---|")
     for be in names:
-        print(f"| {be} | {launch_overhead(be, count):.1f} |")
+        print(f"| {be} | {launch_overhead(be, count):.1f} | {launch_overhead(be, count, 64):.1f} |")
 
 
 if __name__ == "__main__":

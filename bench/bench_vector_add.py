@@ -4,7 +4,7 @@ Bytes moved per add = 3 * 4 * n (two reads, one write). Rows: numpy ``np.add``
 into a preallocated output, numpy copy (``np.copyto``: the machine's copy
 bandwidth, 2 * 4 * n bytes), kdsl with device arrays (launch + synchronize)
 and kdsl with numpy arguments (copy-in/write-back included). Ratios are to
-``np.add`` in the same run. Usage: python bench/bench_vector_add.py [--n 16777216]
+``np.add`` in the same run. Usage: python bench/bench_vector_add.py [--n 16777216] [--backends opencl]
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=16 * 1024 * 1024)
     ap.add_argument("--block", type=int, default=4096)
+    ap.add_argument("--backends", default="", help="comma-separated (default: opencl and interpreter)")
     opts = ap.parse_args()
     n = opts.n
     rng = np.random.default_rng(0)
@@ -54,7 +55,8 @@ def main() -> None:
     t = best_seconds(lambda: np.copyto(out, x), 7)
     rows.append(("numpy copy (2*4*n bytes)", 2 * 4 * n / 1e9 / t, t))
     avail = kdsl.available_backends()
-    backends = [b for b in ("opencl", "interpreter") if b in avail]
+    wanted = [b for b in opts.backends.split(",") if b] or ["opencl", "interpreter"]
+    backends = [b for b in wanted if b in avail]
     if "opencl" not in avail:
         print("note: the opencl backend is not available here: interpreter rows only")
     grid = (kdsl.cdiv(n, opts.block),)

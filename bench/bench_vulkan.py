@@ -112,7 +112,7 @@ def bench(name: str, be: Any, opts: LaunchOptions, quick: bool) -> dict[str, flo
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
-    ap.add_argument("--num-threads", type=int, default=64, help="vulkan work-group size")
+    ap.add_argument("--num-threads", type=int, default=0, help="vulkan work-group size (0: automatic)")
     ns = ap.parse_args()
     results = {name: bench(name, be, opts, ns.quick) for name, (be, opts) in _backends(ns.num_threads).items()}
     keys = sorted({k for r in results.values() for k in r})

@@ -27,6 +27,7 @@ import numpy as np
 
 import kdsl
 import kdsl.language as kl
+from kdsl.errors import CompilationError
 from kdsl.ops._common import Array, empty, launch, pow2, strides
 
 
@@ -139,10 +140,19 @@ def attention(
         return o
     scale = 1.0 / math.sqrt(d) if sm_scale is None else sm_scale
     bm, bn = blocks or (pow2(sq, lo=16, hi=32), pow2(sk, lo=16, hi=32))
-    grid = (kdsl.cdiv(sq, bm), nb * nh)
-    launch(attention_fwd_kernel, grid, q, k, v, o, scale, nh, sq, sk, d, sqb, sqh, sqs, skb, skh, sks,
-           BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=pow2(d, lo=16), CAUSAL=causal)  # fmt: skip
-    return o
+    while True:
+        grid = (kdsl.cdiv(sq, bm), nb * nh)
+        try:
+            launch(attention_fwd_kernel, grid, q, k, v, o, scale, nh, sq, sk, d, sqb, sqh, sqs, skb, skh, sks,
+                   BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=pow2(d, lo=16), CAUSAL=causal)  # fmt: skip
+            return o
+        except CompilationError as e:
+            # Devices with little shared memory (lavapipe: 32 KiB) cannot hold the
+            # default blocks' work-group copies: retry with smaller blocks. Nothing
+            # has run yet -- the error comes from compiling the specialisation.
+            if blocks is not None or "memory" not in e.message or max(bm, bn) <= 16:
+                raise
+            bm, bn = max(16, bm // 2), max(16, bn // 2)
 
 
 def rope(x: Array, base: float = 10000.0, pos_offset: int = 0, block_rows: int = 16) -> Array:

@@ -94,12 +94,12 @@ def compile_fresh(
 
 def rebuild(backend: Backend, files: dict[str, bytes], meta: dict[str, Any], options: LaunchOptions) -> Compiled:
     """A kernel from a verified entry, without the frontend (and without compiling if possible)."""
-    from kdsl.ir.parser import parse_module
-
     written = meta.get("written")
     if isinstance(backend, LoadingBackend) and meta.get("backend_loadable") and isinstance(written, list):
         kernel: CompiledKernel = backend.load(files, dict(meta.get("backend_metadata") or {}))
         return Compiled(kernel, frozenset(int(i) for i in written))
+    from kdsl.ir.parser import parse_module  # only when the backend must recompile (~60 ms import)
+
     module = parse_module(files["opt.mlir"].decode(), f"<kdsl cache {meta.get('key', '')[:12]}>")
     kernel = backend.compile(module, str(meta["entry"]), options)
     STATS.backend_compiles += 1

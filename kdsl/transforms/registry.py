@@ -13,8 +13,13 @@ from kdsl.transforms.base import Pass
 from kdsl.transforms.canonicalize import Canonicalize
 from kdsl.transforms.cse import CSE
 from kdsl.transforms.dce import DCE
+from kdsl.transforms.fuse import Fuse
 from kdsl.transforms.inline import Inline
+from kdsl.transforms.licm import LICM
+from kdsl.transforms.loop_split import LoopSplit
+from kdsl.transforms.masks import MaskElim
+from kdsl.transforms.unroll import Unroll
 
-PASS_CLASSES: tuple[type[Pass], ...] = (Inline, Canonicalize, CSE, DCE)
+PASS_CLASSES: tuple[type[Pass], ...] = (Inline, Canonicalize, CSE, DCE, MaskElim, LICM, Unroll, LoopSplit, Fuse)
 
 PASSES = MappingProxyType({cls.name: cls for cls in PASS_CLASSES})

@@ -20,7 +20,7 @@ from kdsl.runtime.cpu.loader import LoadedObject, RunFn
 
 from ._helpers import entry_of
 
-MAX_ULP = {"exp": 1, "exp2": 1, "log": 1, "log2": 2, "tanh": 2}
+MAX_ULP = {"exp": 1, "exp2": 1, "log": 1, "log2": 2, "tanh": 2, "sin": 0.51, "cos": 0.51}
 
 
 def _array_fn(name: str) -> LoadedObject:
@@ -66,9 +66,10 @@ def _ulps(got: np.ndarray, want64: np.ndarray) -> np.ndarray:
     return np.abs(got.astype(np.float64) - want64) / spacing
 
 
-_REF = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "tanh": np.tanh}
+_REF = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "tanh": np.tanh, "sin": np.sin,
+        "cos": np.cos}
 _DOMAIN = {"exp": (-87.0, 88.0), "exp2": (-125.0, 127.0), "log": (1e-37, 3e38), "log2": (1e-37, 3e38),
-           "tanh": (-12.0, 12.0)}  # fmt: skip
+           "tanh": (-12.0, 12.0), "sin": (-20.0, 20.0), "cos": (-20.0, 20.0)}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(MAX_ULP))
@@ -83,6 +84,20 @@ def test_accuracy_in_ulp(name: str) -> None:
         x = np.concatenate([x, np.linspace(-1e-3, 1e-3, 1001, dtype=np.float32)])
     got = _apply(name, x)
     err = _ulps(got, _REF[name](x.astype(np.float64)))
+    assert err.max() <= MAX_ULP[name], (name, float(err.max()), x[np.argmax(err)])
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_trig_accuracy_over_the_whole_float_range(name: str) -> None:
+    """Huge arguments go through the exact 2^s mod 2pi reduction (no libm fallback)."""
+    rng = np.random.default_rng(5)
+    mags = np.exp(rng.uniform(np.log(1e-30), np.log(3e38), 200_000))
+    x = (mags * rng.choice([-1.0, 1.0], mags.size)).astype(np.float32)
+    near = (np.arange(1, 20_001) * (np.pi / 2)).astype(np.float32)  # close to multiples of pi/2
+    x = np.concatenate([x, near, -near, np.array([2.0**24, 2.0**24 + 2, 2.0**127, 1e-45, 0.0], np.float32)])
+    got = _apply(name, x)
+    want = _REF[name](x.astype(np.float64))
+    err = _ulps(got, want)
     assert err.max() <= MAX_ULP[name], (name, float(err.max()), x[np.argmax(err)])
 
 
@@ -112,6 +127,21 @@ def test_softmax_loops_vectorise_without_libm_calls() -> None:
     assert re.search(r"<(8|16) x float>", opt)
     assert not re.search(r"call .*@expf", opt)
     assert re.search(r"fadd reassoc <(8|16) x float>", opt)  # the sum reduction runs in vector lanes
+
+
+@kdsl.kernel
+def trig_kernel(x_ptr, o_ptr, n, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    x = kl.load(x_ptr + offs, mask=offs < n)
+    kl.store(o_ptr + offs, kl.sin(x) + kl.cos(x), mask=offs < n)
+
+
+def test_sin_cos_loops_vectorise_without_libm_calls() -> None:
+    x = np.zeros(16, np.float32)
+    module = kdsl.compile_to_ir(trig_kernel, x, x, 16, BLOCK=1024, optimize=True)
+    opt = optimised_ir(render_llvm(lower_to_wi(module, entry_of(module), Layout(1))).ir)
+    assert re.search(r"fmul <(4|8|16) x double>", opt)
+    assert not re.search(r"call .*@(sinf|cosf|llvm\.sin|llvm\.cos)", opt)
 
 
 def test_loaded_function_is_callable_twice() -> None:

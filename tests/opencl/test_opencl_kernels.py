@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-from . import ocl_kernels as K
 import pytest
 
 import kdsl
 import kdsl.language as kl
 from kdsl.errors import DeviceAssertionError
+
+from . import ocl_kernels as K
 
 NT = [1, 4]
 

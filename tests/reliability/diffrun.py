@@ -16,7 +16,9 @@ NaN, infinities must match).
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
+import shutil
 import sys
 import tempfile
 import traceback
@@ -33,7 +35,8 @@ from kdsl.errors import CompilationError, KdslError
 from .kernelgen import Program
 
 VARIANTS = ("interpreter:noopt", "interpreter:roundtrip")
-_TMP = Path(tempfile.mkdtemp(prefix="kdsl-difftest-"))
+_TMP = Path(tempfile.mkdtemp(prefix="kdsl-difftest-"))  # generated modules (removed at exit)
+atexit.register(shutil.rmtree, _TMP, True)
 
 
 def targets(include_variants: bool = True) -> list[str]:
@@ -87,27 +90,39 @@ def run(kernel: Any, prog: Program, target: str) -> dict[str, np.ndarray]:
         with kdsl.backend(target):
             kernel[prog.grid](*args, **prog.meta)
     named = dict(zip(prog.arg_order, args))
-    return {name: np.asarray(named[name]) for name in prog.outputs}
+    return {name: np.asarray(named[name]) for name in [*prog.outputs, *prog.scales.values()]}
 
 
-def compare(ref: np.ndarray, got: np.ndarray, rtol: float) -> str | None:
-    """None if equal (ints exactly, floats within rtol), else a short description."""
+def compare(ref: np.ndarray, got: np.ndarray, rtol: float, scale: np.ndarray | None = None) -> str | None:
+    """None if equal (ints exactly, floats within rtol), else a short description.
+
+    The absolute tolerance is ``rtol * (1 + s)`` with ``s`` the largest finite reference value,
+    or, elementwise, the given ``scale`` (e.g. the sum of the magnitudes a sum was made of)."""
     if ref.shape != got.shape or ref.dtype != got.dtype:
         return f"shape/dtype {got.shape}/{got.dtype} != {ref.shape}/{ref.dtype}"
     if ref.dtype.kind in "iub":
         bad = np.flatnonzero(ref.ravel() != got.ravel())
     else:
         r, g = ref.ravel(), got.ravel()
-        finite = np.isfinite(r)
-        scale = float(np.max(np.abs(r[finite]))) if finite.any() else 0.0
         with np.errstate(invalid="ignore", over="ignore"):
-            close = np.isclose(g, r, rtol=rtol, atol=rtol * (1.0 + scale), equal_nan=True)
-        close |= (r == g)  # infinities of the same sign
+            if scale is not None:
+                m = np.abs(scale.ravel())
+                atol = np.where(np.isfinite(m), rtol * (1.0 + m), np.inf)
+                close = np.abs(g - r) <= atol + rtol * np.abs(r)
+                close |= np.isnan(g) & np.isnan(r)
+            else:
+                close = np.isclose(g, r, rtol=rtol, atol=rtol * (1.0 + scale_of(r)), equal_nan=True)
+        close |= r == g  # infinities of the same sign
         bad = np.flatnonzero(~close)
     if bad.size == 0:
         return None
     i = int(bad[0])
     return f"{bad.size} elements differ, first at [{i}]: expected {ref.ravel()[i]!r}, got {got.ravel()[i]!r}"
+
+
+def scale_of(r: np.ndarray) -> float:
+    finite = np.isfinite(r)
+    return float(np.max(np.abs(r[finite]))) if finite.any() else 0.0
 
 
 @dataclass
@@ -130,18 +145,30 @@ def check(prog: Program, target_list: Iterable[str], directory: Path | None = No
     except KdslError as exc:
         return Outcome(prog.seed, "error", f"reference run: {type(exc).__name__}: {exc}")
     except Exception as exc:
-        return Outcome(prog.seed, "error", f"reference run: internal error {type(exc).__name__}: {exc}\n"
-                       + traceback.format_exc(limit=-4))
+        return Outcome(
+            prog.seed,
+            "error",
+            f"reference run: internal error {type(exc).__name__}: {exc}\n" + traceback.format_exc(limit=-4),
+        )
     out = Outcome(prog.seed, "ok")
     for target in target_list:
         try:
             got = run(kernel, prog, target)
+        except CompilationError as exc:
+            out.per_target[target] = f"CompilationError: {exc}"[:500]
+            if "not available on the" not in exc.message:  # anything but a documented backend limitation
+                out.status = "error"
+            continue
         except Exception as exc:
             out.per_target[target] = f"{type(exc).__name__}: {exc}"[:500]
             out.status = "error"
             continue
-        problems = [f"{name}: {msg}" for name in prog.outputs
-                    if (msg := compare(ref[name], got[name], prog.rtol)) is not None]
+        problems = []
+        for name in prog.outputs:
+            scale = ref[prog.scales[name]] if name in prog.scales else None
+            msg = compare(ref[name], got[name], prog.rtol, scale)
+            if msg is not None:
+                problems.append(f"{name}: {msg}")
         out.per_target[target] = "; ".join(problems) if problems else "ok"
         if problems and out.status == "ok":
             out.status = "mismatch"

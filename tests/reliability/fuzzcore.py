@@ -32,30 +32,159 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE_SEEDS = [*sorted((ROOT / "tests" / "semantic").glob("test_*.py")),
-                *sorted((ROOT / "tutorials" / "src").glob("*.py")), ROOT / "kdsl" / "cli" / "demo.py"]
-IR_SEEDS = [*sorted((ROOT / "tests" / "ir").glob("roundtrip_*.mlir")), ROOT / "tests" / "ir" / "invalid.mlir",
-            *sorted((ROOT / "tests" / "frontend" / "golden").glob("*.mlir"))]
+SOURCE_SEEDS = [
+    *sorted((ROOT / "tests" / "semantic").glob("test_*.py")),
+    *sorted((ROOT / "tutorials" / "src").glob("*.py")),
+    ROOT / "kdsl" / "cli" / "demo.py",
+]
+IR_SEEDS = [
+    *sorted((ROOT / "tests" / "ir").glob("roundtrip_*.mlir")),
+    ROOT / "tests" / "ir" / "invalid.mlir",
+    *sorted((ROOT / "tests" / "frontend" / "golden").glob("*.mlir")),
+]
 HEADER = "import kdsl\nimport kdsl.language as kl\nimport kdsl.language as tl\nimport numpy as np\n"
 
-INTERESTING_NUMBERS = ["0", "1", "-1", "2", "3", "16", "17", "1024", "2**31", "2**31 - 1", "2**63", "-2**63", "1.5",
-                       "0.0", "-0.0", "1e308", "float('nan')", "None", "True", "(1, 2)", "'s'", "10**30"]
-OPERATORS = ["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!=",
-             "and", "or", "not", "@", "is", "in"]
-NAMES = ["kl", "x", "i", "None", "True", "range", "kl.static_range", "kl.range", "kl.sum", "kl.dot", "kl.arange",
-         "kl.program_id", "kl.where", "kl.load", "kl.store", "kl.constexpr", "kl.float32", "kl.int64", "kl.reduce",
-         "kl.cumsum", "kl.atomic_add", "kl.full", "kl.zeros", "kl.reshape", "kl.trans", "kl.static_assert", "len",
-         "print", "min", "max", "abs", "float", "int", "kl.tensor", "kdsl", "np", "kl.max", "kl.rand", "kl.exp"]
-STATEMENTS = ["return", "return 1", "return x, x", "break", "continue", "pass", "x = x", "del x", "global g",
-              "nonlocal q", "assert False", "assert x", "kl.static_assert(False)", "yield 1", "lambda: 1",
-              "with x: pass", "try:\n    pass\nexcept Exception:\n    pass", "import os", "print(1)",
-              "a, b = 1", "a[0] = 1", "x.y = 1", "x += 1", "x @= x", "[i for i in range(3)]", "f'{x}'",
-              "while True:\n    pass", "for q in range(3):\n    break", "if x:\n    return 1",
-              "kl.static_print(1)", "x = kl.zeros((0,), kl.float32)", "x = kl.arange(0, 3)",
-              "x = kl.arange(5, 1)", "x = kl.full((2**40,), 0, kl.int8)", "raise ValueError()", "x: int = 1",
-              "async def f():\n    pass", "class C:\n    pass", "x = *x,", "x = x if x else x", "x = {}", "x = [1]",
-              "x = (yield)", "x = x[None, :, None, None]", "x = x.to(kl.pointer_type(kl.float32))",
-              "x = kl.reshape(x, (3, 5))", "x = kl.dot(x, x)", "x = kl.reduce(x, 0, None)"]
+INTERESTING_NUMBERS = [
+    "0",
+    "1",
+    "-1",
+    "2",
+    "3",
+    "16",
+    "17",
+    "1024",
+    "2**31",
+    "2**31 - 1",
+    "2**63",
+    "-2**63",
+    "1.5",
+    "0.0",
+    "-0.0",
+    "1e308",
+    "float('nan')",
+    "None",
+    "True",
+    "(1, 2)",
+    "'s'",
+    "10**30",
+]
+OPERATORS = [
+    "+",
+    "-",
+    "*",
+    "/",
+    "//",
+    "%",
+    "**",
+    "<<",
+    ">>",
+    "&",
+    "|",
+    "^",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "==",
+    "!=",
+    "and",
+    "or",
+    "not",
+    "@",
+    "is",
+    "in",
+]
+NAMES = [
+    "kl",
+    "x",
+    "i",
+    "None",
+    "True",
+    "range",
+    "kl.static_range",
+    "kl.range",
+    "kl.sum",
+    "kl.dot",
+    "kl.arange",
+    "kl.program_id",
+    "kl.where",
+    "kl.load",
+    "kl.store",
+    "kl.constexpr",
+    "kl.float32",
+    "kl.int64",
+    "kl.reduce",
+    "kl.cumsum",
+    "kl.atomic_add",
+    "kl.full",
+    "kl.zeros",
+    "kl.reshape",
+    "kl.trans",
+    "kl.static_assert",
+    "len",
+    "print",
+    "min",
+    "max",
+    "abs",
+    "float",
+    "int",
+    "kl.tensor",
+    "kdsl",
+    "np",
+    "kl.max",
+    "kl.rand",
+    "kl.exp",
+]
+STATEMENTS = [
+    "return",
+    "return 1",
+    "return x, x",
+    "break",
+    "continue",
+    "pass",
+    "x = x",
+    "del x",
+    "global g",
+    "nonlocal q",
+    "assert False",
+    "assert x",
+    "kl.static_assert(False)",
+    "yield 1",
+    "lambda: 1",
+    "with x: pass",
+    "try:\n    pass\nexcept Exception:\n    pass",
+    "import os",
+    "print(1)",
+    "a, b = 1",
+    "a[0] = 1",
+    "x.y = 1",
+    "x += 1",
+    "x @= x",
+    "[i for i in range(3)]",
+    "f'{x}'",
+    "while True:\n    pass",
+    "for q in range(3):\n    break",
+    "if x:\n    return 1",
+    "kl.static_print(1)",
+    "x = kl.zeros((0,), kl.float32)",
+    "x = kl.arange(0, 3)",
+    "x = kl.arange(5, 1)",
+    "x = kl.full((2**40,), 0, kl.int8)",
+    "raise ValueError()",
+    "x: int = 1",
+    "async def f():\n    pass",
+    "class C:\n    pass",
+    "x = *x,",
+    "x = x if x else x",
+    "x = {}",
+    "x = [1]",
+    "x = (yield)",
+    "x = x[None, :, None, None]",
+    "x = x.to(kl.pointer_type(kl.float32))",
+    "x = kl.reshape(x, (3, 5))",
+    "x = kl.dot(x, x)",
+    "x = kl.reduce(x, 0, None)",
+]
 
 
 class FuzzTimeout(BaseException):
@@ -109,7 +238,7 @@ def source_seeds() -> list[SourceSeed]:
         for node in tree.body:
             seg = ast.get_source_segment(text, node) or ""
             if isinstance(node, ast.FunctionDef) and _is_kernel(node):
-                lines = text.splitlines()[node.lineno - 1 - len(node.decorator_list):node.end_lineno]
+                lines = text.splitlines()[node.lineno - 1 - len(node.decorator_list) : node.end_lineno]
                 kernels.append((node.name, len(keep)))
                 keep.append("\n".join(lines))
             elif isinstance(node, ast.Assign) and "constexpr" in seg:
@@ -126,53 +255,75 @@ def source_seeds() -> list[SourceSeed]:
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d*)?(?:e[-+]?\d+)?|\*\*|//|<<|>>|<=|>=|==|!=|\S")
 
 
+SOURCE_MUTATIONS = (
+    "tok_del",
+    "tok_dup",
+    "tok_swap",
+    "number",
+    "operator",
+    "name",
+    "line_del",
+    "line_dup",
+    "line_swap",
+    "indent",
+    "insert",
+    "tok_del",
+    "number",
+    "name",
+    "operator",
+)
+
+
+def mutate_tokens(line: str, kind: str, rng: random.Random) -> str:
+    """One token-level mutation of ``line`` (unchanged if it has no token)."""
+    toks = list(_TOKEN.finditer(line))
+    if not toks:
+        return line
+    t = rng.choice(toks)
+    a, b = t.span()
+    if kind == "tok_del":
+        return line[:a] + line[b:]
+    if kind == "tok_dup":
+        return line[:b] + " " + t.group() + line[b:]
+    if kind == "tok_swap" and len(toks) > 1:
+        j = toks.index(t)
+        u = toks[j - 1] if j else toks[1]
+        (x, y), (p, q) = sorted([t.span(), u.span()])
+        return line[:x] + line[p:q] + line[y:p] + line[x:y] + line[q:]
+    if kind == "number":
+        m = rng.choice([m for m in toks if m.group()[0].isdigit()] or toks)
+        return line[: m.start()] + rng.choice(INTERESTING_NUMBERS) + line[m.end() :]
+    if kind == "operator":
+        m = rng.choice([m for m in toks if m.group() in OPERATORS] or toks)
+        return line[: m.start()] + f" {rng.choice(OPERATORS)} " + line[m.end() :]
+    names = [m for m in toks if m.group()[0].isalpha() or m.group()[0] == "_"] or toks
+    m = rng.choice(names)
+    return line[: m.start()] + rng.choice(NAMES + [n.group() for n in names]) + line[m.end() :]
+
+
 def mutate_source(seed: SourceSeed, rng: random.Random, rounds: int | None = None) -> str:
     """1-3 random token/line mutations inside the seed kernel's lines."""
     lines = seed.module.splitlines()
     lo, hi = seed.first, min(seed.last, len(lines) - 1)
     for _ in range(rounds or rng.randint(1, 3)):
+        hi = min(hi, len(lines) - 1)
+        if hi < lo:
+            break
         i = rng.randint(lo, hi)
-        line = lines[i]
-        toks = list(_TOKEN.finditer(line))
-        kind = rng.choice(["tok_del", "tok_dup", "tok_swap", "number", "operator", "name", "line_del", "line_dup",
-                           "line_swap", "indent", "insert", "tok_del", "number", "name", "operator"])
-        if kind.startswith("tok") or kind in ("number", "operator", "name"):
-            if not toks:
-                continue
-            t = rng.choice(toks)
-            a, b = t.span()
-            if kind == "tok_del":
-                line = line[:a] + line[b:]
-            elif kind == "tok_dup":
-                line = line[:b] + " " + t.group() + line[b:]
-            elif kind == "tok_swap" and len(toks) > 1:
-                j = toks.index(t)
-                u = toks[j - 1] if j else toks[1]
-                (x, y), (p, q) = sorted([t.span(), u.span()])
-                line = line[:x] + line[p:q] + line[y:p] + line[x:y] + line[q:]
-            elif kind == "number":
-                nums = [m for m in toks if m.group()[0].isdigit()] or toks
-                m = rng.choice(nums)
-                line = line[:m.start()] + rng.choice(INTERESTING_NUMBERS) + line[m.end():]
-            elif kind == "operator":
-                ops = [m for m in toks if m.group() in OPERATORS] or toks
-                m = rng.choice(ops)
-                line = line[:m.start()] + f" {rng.choice(OPERATORS)} " + line[m.end():]
-            elif kind == "name":
-                names = [m for m in toks if m.group()[0].isalpha() or m.group()[0] == "_"] or toks
-                m = rng.choice(names)
-                line = line[:m.start()] + rng.choice(NAMES + [n.group() for n in names]) + line[m.end():]
-            lines[i] = line
+        kind = rng.choice(SOURCE_MUTATIONS)
+        if not kind.startswith("line") and kind not in ("indent", "insert"):
+            lines[i] = mutate_tokens(lines[i], kind, rng)
         elif kind == "line_del" and hi > lo + 1:
             del lines[i]
             hi -= 1
         elif kind == "line_dup":
-            lines.insert(i, line)
+            lines.insert(i, lines[i])
             hi += 1
         elif kind == "line_swap":
             j = rng.randint(lo, hi)
             lines[i], lines[j] = lines[j], lines[i]
         elif kind == "indent":
+            line = lines[i]
             lines[i] = ("    " + line) if rng.random() < 0.5 or not line.startswith("    ") else line[4:]
         elif kind == "insert":
             indent = re.match(r"\s*", lines[min(i + 1, hi)]).group()  # type: ignore[union-attr]
@@ -197,7 +348,7 @@ def guess_args(kernel: Any) -> tuple[list[Any], dict[str, Any]]:
         elif "seed" in low or "stride" in low or low.startswith("n") or "size" in low:
             args.append("i32")
         else:
-            args.append("f32" if "eps" in low or "scale" in low or "p" == low else "i32")
+            args.append("f32" if "eps" in low or "scale" in low or low == "p" else "i32")
     return args, meta
 
 
@@ -292,11 +443,62 @@ def ir_seeds(extra: list[str] | None = None) -> list[str]:
 
 
 _IR_TOKEN = re.compile(r"%[\w.$]+|@[\w.$]+|\^\w+|\"[^\"]*\"|-?\d+(?:\.\d+)?(?:e[-+]?\d+)?|[A-Za-z_][\w.]*|->|\S")
-IR_WORDS = ["%0", "%1", "%x", "@f", "^bb0", "i1", "i8", "i32", "i64", "u32", "f16", "bf16", "f32", "f64", "ptr<f32>",
-            "tile<4xi32>", "tile<0xf32>", "tile<4x4xf32>", "tile<99999999999xf32>", "arith.add", "arith.constant",
-            "scf.for", "scf.if", "scf.yield", "tile.func", "tile.return", "tile.call", "tile.load", "tile.reduce",
-            "builtin.module", "{", "}", "(", ")", ":", ",", "=", "<", ">", "x", "0", "-1", "1e999", "nan", "inf",
-            "\"", "{value = 1}", "attributes", "loc(\"f\":1:1)", "->", "9223372036854775808", "true", "[", "]"]
+IR_WORDS = [
+    "%0",
+    "%1",
+    "%x",
+    "@f",
+    "^bb0",
+    "i1",
+    "i8",
+    "i32",
+    "i64",
+    "u32",
+    "f16",
+    "bf16",
+    "f32",
+    "f64",
+    "ptr<f32>",
+    "tile<4xi32>",
+    "tile<0xf32>",
+    "tile<4x4xf32>",
+    "tile<99999999999xf32>",
+    "arith.add",
+    "arith.constant",
+    "scf.for",
+    "scf.if",
+    "scf.yield",
+    "tile.func",
+    "tile.return",
+    "tile.call",
+    "tile.load",
+    "tile.reduce",
+    "builtin.module",
+    "{",
+    "}",
+    "(",
+    ")",
+    ":",
+    ",",
+    "=",
+    "<",
+    ">",
+    "x",
+    "0",
+    "-1",
+    "1e999",
+    "nan",
+    "inf",
+    '"',
+    "{value = 1}",
+    "attributes",
+    'loc("f":1:1)',
+    "->",
+    "9223372036854775808",
+    "true",
+    "[",
+    "]",
+]
 
 
 def mutate_ir(text: str, rng: random.Random) -> str:

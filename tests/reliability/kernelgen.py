@@ -73,6 +73,7 @@ class Program:
     arg_order: list[str]
     grid: tuple[int, ...]
     rtol: float  # float tolerance derived from the ops used
+    scales: dict[str, str] = field(default_factory=dict)  # output -> output holding its error scale
     features: set[str] = field(default_factory=set)
 
     def args(self) -> list[Any]:
@@ -163,8 +164,18 @@ class _Gen:
         or a full tile for the extremes."""
         if self.rng.random() < 0.75:
             return str(self.rng.choice([0, 1, 2, 3, 5, 7, 100, 127]))
-        value, dt = self.rng.choice([(-1, "int32"), (-3, "int8"), (255, "uint8"), (1000, "int16"), (65535, "uint16"),
-                                     (2147483647, "int32"), (-2147483648, "int32"), (2**63 - 1, "int64")])
+        value, dt = self.rng.choice(
+            [
+                (-1, "int32"),
+                (-3, "int8"),
+                (255, "uint8"),
+                (1000, "int16"),
+                (65535, "uint16"),
+                (2147483647, "int32"),
+                (-2147483648, "int32"),
+                (2**63 - 1, "int64"),
+            ]
+        )
         return f"kl.full(({self.block_expr},), {value}, kl.{dt})"
 
     def float_literal(self) -> str:
@@ -249,9 +260,14 @@ class _Gen:
         if f is not None and self.rng.random() < 0.6:
             clamp = f"kl.minimum(kl.maximum({f.name}, -8.0), 8.0)"
             choices = [
-                (f"kl.exp({clamp})", False), (f"kl.log(kl.abs({f.name}) + 1.0)", False),
-                (f"kl.sqrt(kl.abs({f.name}))", False), (f"kl.sin({clamp})", False), (f"kl.cos({clamp})", False),
-                (f"kl.sigmoid({clamp})", False), (f"kl.abs({f.name})", f.exact), (f"-{f.name}", f.exact),
+                (f"kl.exp({clamp})", False),
+                (f"kl.log(kl.abs({f.name}) + 1.0)", False),
+                (f"kl.sqrt(kl.abs({f.name}))", False),
+                (f"kl.sin({clamp})", False),
+                (f"kl.cos({clamp})", False),
+                (f"kl.sigmoid({clamp})", False),
+                (f"kl.abs({f.name})", f.exact),
+                (f"-{f.name}", f.exact),
             ]
             if f.exact:
                 choices += [(f"kl.floor({f.name})", True), (f"kl.ceil({f.name})", True)]
@@ -267,10 +283,10 @@ class _Gen:
         if a is None:
             return
         b = self.pick("i")
-        choices = [f"-{a.name}", f"~{a.name}", f"kl.abs({a.name})"]
+        int_choices = [f"-{a.name}", f"~{a.name}", f"kl.abs({a.name})"]
         if b is not None:
-            choices += [f"kl.maximum({a.name}, {b.name})", f"kl.minimum({a.name}, {b.name})"]
-        expr = self.rng.choice(choices)
+            int_choices += [f"kl.maximum({a.name}, {b.name})", f"kl.minimum({a.name}, {b.name})"]
+        expr = self.rng.choice(int_choices)
         self.define(expr, "i", True, a.tile or (b is not None and b.name in expr and b.tile))
 
     def cast(self) -> None:
@@ -374,6 +390,10 @@ class _Gen:
             # the reduction tree, so NaNs are replaced first (see docs/RELIABILITY.md).
             src = f"kl.where({v.name} == {v.name}, {v.name}, 0.0)"
         self.emit(f"kl.store({dst} + pid * {NRED} + {slot}, kl.{op}({src}, axis=0).to({dt}))")
+        if kind == "f":
+            # the summation error is bounded by the sum of the terms' magnitudes, not by the result
+            # (1e30 - 1e30 + x): store it as the comparison scale of this slot
+            self.emit(f"kl.store(red_fmag + pid * {NRED} + {slot}, kl.sum(kl.abs({src}.to(kl.float64)), axis=0))")
 
     def atomic(self) -> None:
         v = self.pick("i", tile=True)
@@ -426,8 +446,19 @@ def generate(seed: int, *, ub: bool = False, specials: bool = True) -> Program:
     g.vars.append(Var("s_i", "i", True, tile=False))
     g.vars.append(Var("s_f", "f", True, tile=False))
     steps = [
-        (g.int_binop, 6), (g.float_binop, 4), (g.compare, 3), (g.bool_logic, 1), (g.where, 3), (g.unary, 3),
-        (g.cast, 3), (g.philox, 1), (g.cumsum, 1), (g.loop, 1), (g.branch, 1), (g.reduction, 2), (g.atomic, 1),
+        (g.int_binop, 6),
+        (g.float_binop, 4),
+        (g.compare, 3),
+        (g.bool_logic, 1),
+        (g.where, 3),
+        (g.unary, 3),
+        (g.cast, 3),
+        (g.philox, 1),
+        (g.cumsum, 1),
+        (g.loop, 1),
+        (g.branch, 1),
+        (g.reduction, 2),
+        (g.atomic, 1),
     ]
     fns, weights = zip(*steps)
     for _ in range(rng.randint(3, 14)):
@@ -439,35 +470,71 @@ def generate(seed: int, *, ub: bool = False, specials: bool = True) -> Program:
         g.store_elementwise(v)
     if not tiles or rng.random() < 0.3:
         g.reduction()
-    params = "x0, x1, x2, out_i, out_f, red_i, red_f, atom, dot_out, n, s_i, s_f, s_iter, BLOCK: kl.constexpr, NPAD: kl.constexpr"
+    params = (
+        "x0, x1, x2, out_i, out_f, red_i, red_f, red_fmag, atom, dot_out, n, s_i, s_f, s_iter, "
+        "BLOCK: kl.constexpr, NPAD: kl.constexpr"
+    )
     name = f"gen_{seed & 0xFFFFFFFF:08x}"
-    source = "\n".join([
-        '"""Generated by tests/reliability/kernelgen.py (seed %d)."""' % seed,
-        "import kdsl",
-        "import kdsl.language as kl",
-        "",
-        "",
-        "@kdsl.kernel",
-        f"def {name}({params}):",
-        *g.lines,
-        "",
-    ])
+    source = "\n".join(
+        [
+            f'"""Generated by tests/reliability/kernelgen.py (seed {seed})."""',
+            "import kdsl",
+            "import kdsl.language as kl",
+            "",
+            "",
+            "@kdsl.kernel",
+            f"def {name}({params}):",
+            *g.lines,
+            "",
+        ]
+    )
     atom = np.zeros((len(ATOMIC_OPS), 8), np.int32)
     for row, op in enumerate(ATOMIC_OPS):
         atom[row] = _ATOMIC_INIT[op]
     inputs.update(
-        out_i=np.zeros(NOUT * npad, np.int64), out_f=np.zeros(NOUT * npad, np.float64),
-        red_i=np.zeros(NRED * grid, np.int64), red_f=np.zeros(NRED * grid, np.float64), atom=atom,
+        out_i=np.zeros(NOUT * npad, np.int64),
+        out_f=np.zeros(NOUT * npad, np.float64),
+        red_i=np.zeros(NRED * grid, np.int64),
+        red_f=np.zeros(NRED * grid, np.float64),
+        red_fmag=np.zeros(NRED * grid, np.float64),
+        atom=atom,
         dot_out=np.zeros(npad, np.float64),
     )
-    scalars = {"n": n, "s_i": rng.choice([0, 2, 4, 5, 17, 12345]), "s_f": rng.choice([0.25, 0.75, -1.5]),
-               "s_iter": rng.randint(0, 4)}
+    scalars = {
+        "n": n,
+        "s_i": rng.choice([0, 2, 4, 5, 17, 12345]),
+        "s_f": rng.choice([0.25, 0.75, -1.5]),
+        "s_iter": rng.randint(0, 4),
+    }
     rtol = (2e-2 if g.has_f16 else 1e-5) * (1 + g.inexact_ops)
-    order = ["x0", "x1", "x2", "out_i", "out_f", "red_i", "red_f", "atom", "dot_out", "n", "s_i", "s_f", "s_iter"]
+    order = [
+        "x0",
+        "x1",
+        "x2",
+        "out_i",
+        "out_f",
+        "red_i",
+        "red_f",
+        "red_fmag",
+        "atom",
+        "dot_out",
+        "n",
+        "s_i",
+        "s_f",
+        "s_iter",
+    ]
     return Program(
-        seed=seed, source=source, kernel_name=name, inputs=inputs,
-        outputs=["out_i", "out_f", "red_i", "red_f", "atom", "dot_out"], scalars=scalars,
-        meta={"BLOCK": block, "NPAD": npad}, arg_order=order, grid=(grid,), rtol=min(rtol, 0.05),
+        seed=seed,
+        source=source,
+        kernel_name=name,
+        inputs=inputs,
+        outputs=["out_i", "out_f", "red_i", "red_f", "atom", "dot_out"],
+        scales={"red_f": "red_fmag"},
+        scalars=scalars,
+        meta={"BLOCK": block, "NPAD": npad},
+        arg_order=order,
+        grid=(grid,),
+        rtol=min(rtol, 0.05),
         features=g.features | ({"ub"} if ub else set()),
     )
 

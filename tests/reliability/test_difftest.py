@@ -13,8 +13,13 @@ from hypothesis import HealthCheck, given, settings
 
 from . import diffrun, kernelgen
 
-SETTINGS = settings(max_examples=40, derandomize=True, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+SETTINGS = settings(
+    max_examples=40,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 def _check(prog: kernelgen.Program, targets: list[str]) -> None:
@@ -36,8 +41,9 @@ def test_device_backend_matches_interpreter(name: str) -> None:
     if name not in kdsl.available_backends():
         pytest.skip(f"backend {name!r} unavailable")
 
-    @settings(max_examples=10, derandomize=True, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.too_slow])
+    @settings(
+        max_examples=10, derandomize=True, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+    )
     @given(prog=kernelgen.programs())
     def run(prog: kernelgen.Program) -> None:
         out = diffrun.check(prog, [name])
@@ -51,7 +57,8 @@ def test_device_backend_matches_interpreter(name: str) -> None:
 
 def test_generator_is_deterministic_and_mostly_valid() -> None:
     a, b = kernelgen.generate(7), kernelgen.generate(7)
-    assert a.source == b.source and all((a.inputs[k] == b.inputs[k]).all() for k in a.inputs
-                                        if a.inputs[k].dtype.kind != "f")
+    assert a.source == b.source and all(
+        (a.inputs[k] == b.inputs[k]).all() for k in a.inputs if a.inputs[k].dtype.kind != "f"
+    )
     outcomes = [diffrun.check(kernelgen.generate(s), []).status for s in range(10)]
     assert outcomes.count("rejected") <= 2, outcomes

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from . import vk_kernels as K
 
 import kdsl
 from kdsl.codegen.spirv import Target, emit_spirv
 from kdsl.lowering import Layout, lower_to_wi
+
+from . import vk_kernels as K
 
 GOLDEN = Path(__file__).parent / "golden"
 x = np.zeros(16, np.float32)

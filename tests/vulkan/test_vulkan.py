@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from . import vk_kernels as K
 
 import kdsl
 import kdsl.language as kl
@@ -18,6 +17,8 @@ from kdsl.errors import CompilationError, DeviceAssertionError
 from kdsl.interpreter import InterpreterBackend
 from kdsl.runtime.backend import LaunchOptions
 from kdsl.runtime.vulkan import VulkanBackend
+
+from . import vk_kernels as K
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,7 +95,7 @@ def test_softmax_rows() -> None:
     np.testing.assert_allclose(out, ref / ref.sum(1, keepdims=True), rtol=2e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("nt", [1, 64])
+@pytest.mark.parametrize("nt", [1, 0])  # 0: automatic (64 makes lavapipe's LLVM compile take minutes)
 def test_matmul_dot(nt: int) -> None:
     rng = np.random.default_rng(1)
     a = rng.standard_normal((70, 50)).astype(np.float32)

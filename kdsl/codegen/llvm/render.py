@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
+from kdsl.codegen.llvm import delinear, dot
 from kdsl.codegen.llvm import scalar as sc
 from kdsl.codegen.llvm.atomics import atomic_cas, atomic_rmw
 from kdsl.codegen.llvm.types import I8, I32, I64, PTR, VOID, const, external, memref, reg, storage
@@ -52,11 +53,13 @@ class RenderedLLVM:
 class FuncRenderer:
     """Builds ``kd_kernel`` for one ``wi.func`` (see the module docstring)."""
 
-    def __init__(self, func: Operation, module: ir.Module) -> None:
+    def __init__(self, func: Operation, module: ir.Module, vector_bytes: int = 0) -> None:
         if func.attributes["num_threads"] != 1:
             raise CompilationError("cpu: the LLVM renderer needs num_threads == 1 layouts (one work-item per program)")
         self.func = func
         self.module = module
+        self.vector_bytes = vector_bytes  # 0: literal rendering (no micro-kernels, no loop nests)
+        self.skip: set[int] = set()  # ops already bound by a loop rewrite (delinearised rem/div)
         self.vals: dict[int, ir.Value] = {}
         self.params = [a.type for a in func.regions[0].block.args]
         ftype = ir.FunctionType(VOID, [reg(t) for t in self.params] + [I32] * 6 + [PTR])
@@ -105,6 +108,8 @@ class FuncRenderer:
 
     # --- ops ------------------------------------------------------------------------
     def op(self, op: Operation) -> None:
+        if id(op) in self.skip:
+            return
         handler = getattr(self, "op_" + op.NAME.replace(".", "_"), None)
         if handler is not None:
             handler(op)
@@ -128,6 +133,9 @@ class FuncRenderer:
 
     def op_wi_local_id(self, op: Operation) -> None:
         self.set(op.result, ir.Constant(I32, 0))
+
+    def op_wi_mma(self, op: Operation) -> None:
+        dot.render_mma(self, op)
 
     def op_wi_barrier(self, op: Operation) -> None:
         """One work-item per group: a barrier has nothing to wait for."""
@@ -265,6 +273,15 @@ class FuncRenderer:
         return [self.b.phi(reg(v.type)) for v in values]
 
     def op_scf_for(self, op: Operation) -> None:
+        if self.vector_bytes:
+            nest = dot.match(op, self.vector_bytes)
+            if nest is not None:
+                dot.render(self, nest)
+                return
+            flat = delinear.plan(op)
+            if flat is not None:
+                delinear.render(self, op, *flat)
+                return
         lo, hi, step = (self.v(x) for x in op.operands[:3])
         ivt = op.operands[0].type
         assert isinstance(ivt, ScalarType)
@@ -403,8 +420,13 @@ def _driver(module: ir.Module, kernel: ir.Function, params: list[Type]) -> None:
     b.ret_void()
 
 
-def render_llvm(module: Operation, triple: str = "", data_layout: str = "") -> RenderedLLVM:
-    """LLVM IR for the single ``wi.func`` of ``module`` plus its driver."""
+def render_llvm(module: Operation, triple: str = "", data_layout: str = "", vector_bytes: int = 0) -> RenderedLLVM:
+    """LLVM IR for the single ``wi.func`` of ``module`` plus its driver.
+
+    ``vector_bytes``: the host's widest vector register (64 with AVX-512, 32
+    with AVX2); when set, ``tile.dot`` nests are rendered as register-blocked
+    vector micro-kernels (:mod:`kdsl.codegen.llvm.dot`) of that width.
+    """
     funcs = [op for op in module.regions[0].block.ops if op.NAME == "wi.func"]
     if len(funcs) != 1:
         raise CompilationError(f"cpu: expected one wi.func, got {len(funcs)}")
@@ -414,7 +436,7 @@ def render_llvm(module: Operation, triple: str = "", data_layout: str = "") -> R
         mod.triple = triple
     if data_layout:
         mod.data_layout = data_layout
-    fr = FuncRenderer(func, mod)
+    fr = FuncRenderer(func, mod, vector_bytes)
     kernel = fr.render()
     _driver(mod, kernel, fr.params)
     return RenderedLLVM(

@@ -16,8 +16,10 @@ returns when all programs finished. Threads: ``LaunchOptions.extra``
 from __future__ import annotations
 
 import ctypes
+import functools
 import struct
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,9 +37,15 @@ from kdsl.runtime.cpu import compiler
 from kdsl.runtime.cpu.loader import LoadedObject
 from kdsl.runtime.cpu.pool import default_threads, get_pool, split
 from kdsl.runtime.cpu.target import host
+from kdsl.runtime.device_array import HostDevice
 
 _SLOT_FMT = {"i1": "B7x", "i8": "b7x", "i16": "h6x", "i32": "i4x", "i64": "q", "u8": "B7x", "u16": "H6x",
              "u32": "I4x", "u64": "Q", "f16": "e6x", "bf16": "f4x", "f32": "f4x", "f64": "d"}  # fmt: skip
+
+# A launch whose estimated work is below this runs on the calling thread: waking
+# the pool's Python threads and waiting for them costs tens of µs (more on a
+# loaded machine), so splitting only pays off for grids of more work than that.
+INLINE_BELOW_S = 100e-6
 
 _LOADED: dict[str, LoadedObject] = {}  # object-code cache: IR hash -> linked object
 
@@ -54,10 +62,27 @@ class CompiledStages:
 
 def compile_stages(module: ModuleOp, entry: str, options: LaunchOptions, noalias: bool = True) -> CompiledStages:
     """Lower (``noalias``: pointer parameters assumed not to overlap), render, compile."""
-    wmod = lower_to_wi(module, entry, Layout(num_threads=1, chunk=1), noalias=noalias)
-    rendered = render_llvm(wmod)
+    wmod = lower_to_wi(module, entry, cpu_layout(options), noalias=noalias)
+    rendered = render_llvm(wmod, vector_bytes=host().vector_bytes)
     obj, hit = compiler.compile_object(rendered.ir)
     return CompiledStages(wmod, rendered, obj, hit)
+
+
+def cpu_layout(options: LaunchOptions) -> Layout:
+    """One work-item per program; ``tile.dot`` as ``wi.mma`` blocked for this host's registers.
+
+    Defaults (AVX-512: 32 vector registers): 4 rows x 4 vectors of ``c`` held
+    in registers (16 accumulators); with 16 registers (AVX2), 4 x 2. The
+    autotuner's ``lower.dot_block_m`` / ``lower.dot_block_n`` /
+    ``lower.vector_width`` keys in ``options.extra`` override them.
+    """
+    lanes = host().vector_bytes // 4
+    fields = {"vector_width": lanes, "dot_block_m": 4, "dot_block_n": lanes * (4 if lanes >= 16 else 2)}
+    extra = dict(options.extra)
+    for name in fields:
+        if f"lower.{name}" in extra:
+            fields[name] = int(extra[f"lower.{name}"])
+    return Layout(num_threads=1, chunk=1, **fields)
 
 
 def _bf16(v: Any) -> float:
@@ -117,6 +142,9 @@ class CPUKernel:
         self.run = loaded.run
         self.kernel_name = r.kernel_name
         self.threads = max(1, threads)
+        # seconds per program, measured on every launch (the calling thread's share);
+        # grids whose estimated total is below INLINE_BELOW_S run on the calling thread
+        self.program_s = float("inf")
         func = stages.wi_module.body.ops[0]
         self.asserts: tuple[tuple[str, str, int, int], ...] = tuple(func.attributes.get("asserts") or ())
         self.prints = r.has_print
@@ -145,17 +173,12 @@ class CPUKernel:
         gx, gy, gz = (int(g) for g in grid)
         if min(gx, gy, gz) <= 0:
             return
-        if self.check_alias and _overlap(self.params, self.written, args):
+        values: list[Any] = []
+        for (name, bind), v in zip(self.params, args):
+            values.append(_address(v, name) if bind is None else bind(v))
+        if self.check_alias and _overlap(self.params, self.written, args, values):
             self.safe_kernel().launch(grid, args)
             return
-        values: list[Any] = []
-        keep: list[Any] = []
-        for (name, bind), v in zip(self.params, args):
-            if bind is None:
-                values.append(_address(v, name))
-                keep.append(v)
-            else:
-                values.append(bind(v))
         status = ctypes.c_int32(0)
         values.append(ctypes.addressof(status) if self.asserts else 0)
         buf = ctypes.create_string_buffer(self.fmt.size)
@@ -165,16 +188,25 @@ class CPUKernel:
         run = self.run
         if self.prints:
             sys.stdout.flush()
-        if total == 1 or self.threads == 1:
+        if total == 1 or self.threads == 1 or self.program_s * total < INLINE_BELOW_S:
+            t0 = time.perf_counter()
             run(argv, gx, gy, gz, 0, total)  # no thread hand-off: the cheapest launch
+            self._measured(time.perf_counter() - t0, total)
         else:
             ranges = split(total, self.threads)
-            get_pool(self.threads).run([_task(run, argv, gx, gy, gz, s, e) for s, e in ranges])
+            first = ranges[0]
+            tasks = [_task(run, argv, gx, gy, gz, s, e) for s, e in ranges]
+            dt = get_pool(self.threads).run(tasks)
+            self._measured(dt, first[1] - first[0])
         if self.prints:
             _libc_fflush()
-        del keep
         if status.value:
             self._raise_assert(status.value)
+
+    def _measured(self, seconds: float, programs: int) -> None:
+        """Update the per-program time estimate that decides inline vs pool launches."""
+        if programs > 0:
+            self.program_s = seconds / programs
 
     def _raise_assert(self, aid: int) -> None:
         message, file, line, col = self.asserts[aid - 1]
@@ -192,12 +224,12 @@ def _param(t: Type, name: str, params: list[tuple[str, Callable[[Any], Any] | No
     return _SLOT_FMT[t.name]
 
 
-def _overlap(params: list[tuple[str, Callable[[Any], Any] | None]], written: list[bool], args: Sequence[Any]) -> bool:
+def _overlap(params: list[tuple[str, Callable[[Any], Any] | None]], written: list[bool], args: Sequence[Any],
+             addresses: list[Any]) -> bool:
     """True when memory written through one pointer parameter is reachable through another."""
     spans = []
-    for (_, bind), w, v in zip(params, written, args):
+    for (_, bind), w, v, lo in zip(params, written, args, addresses):
         if bind is None:
-            lo = _address(v, "")
             spans.append((lo, lo + max(1, int(getattr(v, "nbytes", 1))), w))
     spans.sort()
     group_hi, group_written, group_size = -1, False, 0
@@ -219,10 +251,34 @@ def _libc_fflush() -> None:
     ctypes.CDLL(None).fflush(None)
 
 
+class CPUDevice(HostDevice):
+    """Host memory (numpy buffers, ``host_memory = True``) identified by the code it runs.
+
+    ``key`` is the LLVM host fingerprint (llvmlite version, triple, CPU name,
+    feature string): the JIT's disk cache keys compiled kernels with it, so an
+    entry built for one CPU (e.g. with AVX-512) is never used on another.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        h = host()
+        self.name = f"llvm-{h.cpu}"
+        self.key = h.fingerprint
+
+
+@functools.cache
+def cpu_device() -> CPUDevice:
+    """The per-process device of the ``cpu`` backend."""
+    return CPUDevice()
+
+
 class CPUBackend:
     """``kdsl.runtime.backend.Backend`` for the host CPU through llvmlite."""
 
     name = "cpu"
+
+    def device(self) -> CPUDevice:
+        return cpu_device()
 
     def availability(self) -> tuple[bool, str]:
         try:

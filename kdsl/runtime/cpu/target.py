@@ -32,6 +32,16 @@ class Host:
         return _make_tm(self.triple, self.cpu, self.features)
 
     @property
+    def vector_bytes(self) -> int:
+        """Width of the widest vector registers the code generator may use."""
+        feats = set(self.features.split(","))
+        if "+avx512f" in feats:
+            return 64
+        if "+avx" in feats or "+avx2" in feats:
+            return 32
+        return 16
+
+    @property
     def fingerprint(self) -> str:
         """Everything the generated machine code depends on besides the IR."""
         return f"llvmlite {llvmlite.__version__}|{self.triple}|{self.cpu}|{self.features}"

@@ -1,10 +1,15 @@
-"""The OpenCL runtime (pyopencl): device selection, program build, launch.
+"""The OpenCL runtime (pyopencl): device selection, program build, launch, disk-cache artefacts.
 
 ``OpenCLBackend`` implements :class:`kdsl.runtime.backend.Backend` under the
-name ``"opencl"``; ``get_device()`` gives the per-process :class:`Device`.
+name ``"opencl"`` (with ``device()``, ``load()`` and kernels' ``artifacts()``);
+``get_device()`` gives the per-process :class:`Device`.
 """
 
-from kdsl.runtime.opencl.backend import CompiledStages, OpenCLBackend, OpenCLKernel, compile_stages
+from kdsl.runtime.opencl.backend import CompiledStages, OpenCLBackend, compile_stages, render_stages
 from kdsl.runtime.opencl.device import Device, get_device
+from kdsl.runtime.opencl.kernel import KernelInfo, OpenCLKernel
 
-__all__ = ["CompiledStages", "Device", "OpenCLBackend", "OpenCLKernel", "compile_stages", "get_device"]
+__all__ = [
+    "CompiledStages", "Device", "KernelInfo", "OpenCLBackend", "OpenCLKernel", "compile_stages", "get_device",
+    "render_stages",
+]

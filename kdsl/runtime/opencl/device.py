@@ -3,23 +3,28 @@
 ``get_device()`` picks the device once per process: ``KDSL_OPENCL_DEVICE``
 (an index into the flat list of all devices of all platforms, or a substring
 of the device name) or, by default, the first GPU, else the first device.
-The :class:`Device` object is the runtime's per-device interface (compile,
-allocate, launch, synchronise) that device arrays, the disk cache and the
-benchmarks will build on.
+The :class:`Device` object implements ``kdsl.runtime.backend.Device`` for
+device arrays and the disk cache: ``host_memory`` is False (buffers are
+``cl`` buffers from a memory pool, never handed to kernels as numpy arrays,
+so device-array launches stay asynchronous), ``key`` names the device, the
+driver/PoCL version and the capabilities that change generated code.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyopencl as cl
+import pyopencl.tools as cl_tools
 
-from kdsl.codegen.opencl import DeviceCaps
 from kdsl.errors import BackendUnavailableError, CompilationError
+
+if TYPE_CHECKING:
+    from kdsl.codegen.opencl import DeviceCaps
 
 INSTALL_HINT = (
     "no OpenCL platform/device found: install Debian 'pocl-opencl-icd' "
@@ -27,6 +32,7 @@ INSTALL_HINT = (
 )
 
 BUILD_OPTIONS = ["-cl-fp32-correctly-rounded-divide-sqrt", "-cl-std=CL1.2"]
+ALIGN = 64
 
 
 def all_devices() -> list[Any]:
@@ -66,22 +72,44 @@ class PooledBuffer:
 
 
 class Device:
-    """Context + in-order profiling queue + compiled-program cache for one device."""
+    """Context + in-order profiling queue + compiled-program cache + memory pool for one device."""
+
+    host_memory = False
 
     def __init__(self, dev: Any) -> None:
         self.dev = dev
         self.name: str = dev.name
         self.driver: str = dev.driver_version
+        self.platform_version: str = dev.platform.version
         self.ctx = cl.Context([dev])
         self.queue = cl.CommandQueue(self.ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
         ext = dev.extensions
-        self.caps = DeviceCaps(fp64="cl_khr_fp64" in ext, int64_atomics="cl_khr_int64_base_atomics" in ext)
+        self.fp64 = "cl_khr_fp64" in ext
+        self.int64_atomics = "cl_khr_int64_base_atomics" in ext
         self.is_cpu = bool(dev.type & cl.device_type.CPU)
         self.shares_host_memory = bool(getattr(dev, "host_unified_memory", False)) or self.is_cpu
         self.local_mem = int(dev.local_mem_size)
         self.max_group = int(dev.max_work_group_size)
+        self.c_version: str = str(getattr(dev, "opencl_c_version", "") or dev.version)
+        self.key = (
+            f"{self.name}|driver={self.driver}|platform={self.platform_version}|{self.c_version}"
+            f"|fp64={int(self.fp64)}|i64atomics={int(self.int64_atomics)}"
+            f"|max_group={self.max_group}|local={self.local_mem}|build={' '.join(BUILD_OPTIONS)}"
+        )
         self._programs: dict[str, Any] = {}
         self._free: dict[int, list[Any]] = {}
+        self._empty: Any = None
+        self._pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self.queue))
+        # Observability for tests/benchmarks: OpenCL C compiles vs program-binary loads.
+        self.source_builds = 0
+        self.binary_loads = 0
+
+    @cached_property
+    def caps(self) -> DeviceCaps:
+        """What the code generator may use (imported lazily: a disk-cache hit never renders code)."""
+        from kdsl.codegen.opencl import DeviceCaps
+
+        return DeviceCaps(fp64=self.fp64, int64_atomics=self.int64_atomics)
 
     @property
     def default_num_threads(self) -> int:
@@ -97,15 +125,53 @@ class Device:
             prog = cl.Program(self.ctx, source).build(options=BUILD_OPTIONS)
         except cl.Error as e:  # a kdsl bug: generated code must build
             raise CompilationError(f"opencl: the generated OpenCL C failed to build on {self.name}:\n{e}") from e
+        self.source_builds += 1
         self._programs[source] = prog
         return prog
+
+    def load_binary(self, source: str, binary: bytes) -> Any:
+        """The program for ``source`` from a binary this driver produced earlier (disk cache).
+
+        Raises ``cl.Error`` if the driver rejects it (corrupt, other driver version).
+        """
+        prog = self._programs.get(source)
+        if prog is not None:
+            return prog
+        prog = cl.Program(self.ctx, [self.dev], [binary]).build(options=BUILD_OPTIONS)
+        self.binary_loads += 1
+        self._programs[source] = prog
+        return prog
+
+    # --- the kdsl.runtime.backend.Device interface (device arrays) ----------------
+    def allocate(self, nbytes: int) -> Any:
+        """A pooled buffer of at least ``nbytes`` (never empty: kernels may get it unused).
+
+        Pool buffers are whole ``cl_mem`` objects, so their base is aligned to the
+        device's ``mem_base_addr_align`` (>= 128 bytes on PoCL and every GPU);
+        the buffer goes back to the pool when the last reference dies.
+        """
+        return self._pool.allocate(max(int(nbytes), ALIGN))
+
+    def write(self, buffer: Any, src: np.ndarray, offset: int = 0) -> None:
+        """Copy ``src`` into ``buffer`` at byte ``offset``; blocking, so ``src`` may change afterwards."""
+        if src.nbytes:
+            cl.enqueue_copy(self.queue, buffer, np.ascontiguousarray(src), dst_offset=offset, is_blocking=True)
+
+    def read(self, buffer: Any, dst: np.ndarray, offset: int = 0) -> None:
+        """Copy ``buffer`` at byte ``offset`` into ``dst`` after every queued launch (blocking)."""
+        if dst.nbytes:
+            cl.enqueue_copy(self.queue, dst, buffer, src_offset=offset, is_blocking=True)
 
     # --- buffers -------------------------------------------------------------------
     def wrap_host(self, arr: np.ndarray) -> Any:
         """A buffer over ``arr``'s memory: zero-copy where the device shares host memory."""
         mf = cl.mem_flags
-        if arr.nbytes == 0:
-            return self.scratch(4)
+        if arr.nbytes == 0:  # nothing can be accessed through it: one shared stand-in
+            if self._empty is None:
+                self._empty = cl.Buffer(self.ctx, mf.READ_WRITE, ALIGN)
+            return self._empty
+        if not arr.flags.writeable:  # read-only memory (the JIT refuses it for written params): a copy
+            return cl.Buffer(self.ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=arr.copy())
         if self.shares_host_memory:
             return cl.Buffer(self.ctx, mf.READ_WRITE | mf.USE_HOST_PTR, hostbuf=arr)
         return cl.Buffer(self.ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=arr)

@@ -1,9 +1,9 @@
 """The ``vulkan`` backend: tile IR -> wi IR -> SPIR-V -> compute pipeline -> launch.
 
 ``compile`` runs the shared lowering (:func:`kdsl.lowering.lower_to_wi`) with
-``num_threads`` from the launch options (default :data:`DEFAULT_NUM_THREADS`:
-lavapipe vectorises across the invocations of a work-group, GPUs want a few
-warps), emits SPIR-V for the device's features and creates the pipeline
+``num_threads`` from the launch options (default :data:`DEFAULT_NUM_THREADS`,
+doubled while :func:`barrier_state` says lavapipe's compile would explode,
+halved while the work-group's shared memory does not fit), emits SPIR-V for the device's features and creates the pipeline
 (through the persistent pipeline cache). ``target`` overrides the device's
 feature set (tests use it to simulate a device without, e.g., fp64).
 """
@@ -17,13 +17,43 @@ from kdsl.codegen.opencl.render import _written_args
 from kdsl.codegen.spirv import SpirvKernel, Target, emit_spirv
 from kdsl.errors import CompilationError
 from kdsl.ir.core import ModuleOp
+from kdsl.ir.types import MemRefType
 from kdsl.lowering import Layout, lower_to_wi
 from kdsl.runtime.backend import LaunchOptions
+from kdsl.runtime.vulkan.arrays import VulkanDevice, get_vulkan_device
 from kdsl.runtime.vulkan.device import INSTALL_HINT, probe
 from kdsl.runtime.vulkan.kernel import VulkanKernel
 from kdsl.runtime.vulkan.runtime import get_runtime
 
 DEFAULT_NUM_THREADS = 64
+MIN_NUM_THREADS = 8  # lavapipe's SIMD width (8 x 32 bit in 256-bit registers)
+BARRIER_STATE_LIMIT = 300
+
+
+def barrier_state(wi_module: ModuleOp) -> int:
+    """Private-array slots per invocation times the number of barriers.
+
+    WHY: lavapipe compiles a work-group with barriers as an LLVM coroutine
+    (one suspend point per barrier) whose frame holds every value live across
+    a barrier; Mesa scalarises private arrays, so the LLVM compile at the first
+    dispatch grows with slots x barriers. The causal flash-attention kernel
+    (32x32 tiles, ~20 barriers) at 64 invocations (16 slots per tile) spent
+    over 85 s of CPU in ``CoroSplit`` and hit the fence timeout; 24 s at 256
+    invocations, 5 s at 1024.
+    """
+    slots = barriers = 0
+    for op in wi_module.walk():
+        if op.NAME == "wi.barrier":
+            barriers += 1
+        elif op.NAME == "wi.alloc":
+            t = op.results[0].type
+            if isinstance(t, MemRefType) and t.space == "private":
+                slots += t.size
+    return slots * barriers
+
+
+def _escalate(nt: int, wi_module: ModuleOp, target: Target) -> bool:
+    return barrier_state(wi_module) > BARRIER_STATE_LIMIT and nt * 2 <= target.max_workgroup_size
 
 
 @dataclass
@@ -36,15 +66,28 @@ class CompiledStages:
 
 
 def compile_stages(module: ModuleOp, entry: str, options: LaunchOptions, target: Target) -> CompiledStages:
-    nt = options.num_threads or dict(options.extra).get("num_threads") or DEFAULT_NUM_THREADS
-    layout = Layout.from_options(int(nt), options.extra)
-    if layout.num_threads > target.max_workgroup_size:
-        raise CompilationError(
-            f"vulkan: num_threads={layout.num_threads} exceeds the device's maximum work-group size "
-            f"{target.max_workgroup_size}"
-        )
-    wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory)
-    return CompiledStages(wmod, emit_spirv(wmod, target), layout)
+    chosen = options.num_threads or dict(options.extra).get("num_threads")
+    nt = int(chosen) if chosen else DEFAULT_NUM_THREADS
+    shrinking = False
+    while True:
+        layout = Layout.from_options(nt, options.extra)
+        if layout.num_threads > target.max_workgroup_size:
+            raise CompilationError(
+                f"vulkan: num_threads={layout.num_threads} exceeds the device's maximum work-group size "
+                f"{target.max_workgroup_size}"
+            )
+        try:
+            wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory)
+        except CompilationError as e:
+            if chosen or nt <= MIN_NUM_THREADS or "memory" not in str(e):
+                raise
+            nt //= 2  # the automatic choice may need less shared memory with a smaller group
+            shrinking = True
+            continue
+        if not chosen and not shrinking and _escalate(nt, wmod, target):
+            nt *= 2  # see barrier_state: keep lavapipe's compile time bounded
+            continue
+        return CompiledStages(wmod, emit_spirv(wmod, target), layout)
 
 
 class VulkanBackend:
@@ -60,6 +103,10 @@ class VulkanBackend:
         if not ok:
             return False, reason or INSTALL_HINT
         return True, ""
+
+    def device(self) -> VulkanDevice:
+        """Device arrays on this backend (see :mod:`kdsl.runtime.vulkan.arrays`)."""
+        return get_vulkan_device()
 
     def target(self) -> Target:
         base = get_runtime().device.target

@@ -15,6 +15,8 @@ import atexit
 import itertools
 import os
 import threading
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,7 +180,9 @@ class Device:
         self.lock = threading.Lock()
         self._fns: dict[str, Any] = {}
         self.closers: list[Any] = []  # callables run (last first) before the device is destroyed
+        self.pending: list[Callable[[], bool]] = []  # each: True while timed-out work still runs
         self.alive = True
+        self.lost = False  # VK_ERROR_DEVICE_LOST seen: replaced at the next get_device()
 
     def fn(self, name: str) -> Any:
         """A device-level function pointer the package does not bind statically."""
@@ -190,7 +194,13 @@ class Device:
         if not self.alive:
             return
         self.alive = False
-        vk.vkDeviceWaitIdle(self.device)
+        if not self.lost and any(still() for still in self.pending):
+            # a timed-out kernel is still running: destroying what it uses is undefined behaviour
+            warnings.warn("kdsl vulkan: a timed-out kernel is still running; its device is left alive",
+                          RuntimeWarning, stacklevel=2)
+            return
+        if not self.lost:
+            vk.vkDeviceWaitIdle(self.device)
         for closer in reversed(self.closers):
             closer()
         self.closers.clear()
@@ -204,6 +214,8 @@ _LOCK = threading.Lock()
 
 def get_device() -> Device:
     with _LOCK:
+        if _DEVICE and _DEVICE[0].lost:
+            _DEVICE.pop().close()
         if not _DEVICE:
             try:
                 _DEVICE.append(Device())

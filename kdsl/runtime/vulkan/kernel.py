@@ -24,8 +24,11 @@ from kdsl.codegen.spirv import SpirvKernel, abi
 from kdsl.errors import DeviceAssertionError, LaunchError
 from kdsl.ir.core import Location
 from kdsl.ir.types import PointerType, ScalarType
+from kdsl.runtime.device_array import DeviceArray
+from kdsl.runtime.vulkan.arrays import VulkanBuffer
+from kdsl.runtime.vulkan.commands import KernelTimeout
 from kdsl.runtime.vulkan.memory import Allocation
-from kdsl.runtime.vulkan.runtime import Runtime
+from kdsl.runtime.vulkan.runtime import Runtime, get_runtime
 
 ffi = vk.ffi
 _PACK = {("ptr", 8): "Q", ("i", 4): "i", ("u", 4): "I", ("i", 8): "q", ("u", 8): "Q", ("f", 4): "f", ("f", 8): "d"}
@@ -114,13 +117,28 @@ class VulkanKernel:
         if min(grid) <= 0:
             return
         rt = self.rt
+        if not rt.device.alive or rt.device.lost:
+            rt = self._rebind()
         with rt.device.lock:
+            if rt.held:
+                rt.release_held()
+            if rt.to_free:
+                rt.drain_frees()
             allocs: list[Allocation] = []
             try:
                 self._launch(grid, args, allocs)
+            except KernelTimeout:
+                rt.hold(allocs)  # the kernel may still write them
+                raise
             finally:
                 for a in allocs:
                     rt.allocator.free(a)
+
+    def _rebind(self) -> Runtime:
+        """After a lost device: the new device's runtime and a pipeline created on it."""
+        self.rt = rt = get_runtime()
+        self.pipeline = rt.pipelines.get(self.spirv.binary, self.spirv.name, self.push_size)
+        return rt
 
     def _launch(self, grid: tuple[int, int, int], args: Sequence[Any], allocs: list[Allocation]) -> None:
         rt = self.rt
@@ -131,6 +149,11 @@ class VulkanKernel:
         for (name, written, bind, fmt), slot, v in zip(self.params, layout.slots, args):
             if bind is not None:
                 struct.pack_into("<" + fmt, block, slot.offset, bind(v))
+                continue
+            if isinstance(v, DeviceArray):
+                if not isinstance(v.buffer, VulkanBuffer) or v.buffer.rt is not rt:
+                    raise LaunchError("device array does not belong to this Vulkan device", name)
+                struct.pack_into("<Q", block, slot.offset, v.buffer.address + v.offset)
                 continue
             if not hasattr(v, "__array_interface__") and not isinstance(v, np.ndarray):
                 raise LaunchError(f"expected an array for a pointer parameter, got {type(v).__name__}", name)
@@ -170,7 +193,7 @@ class VulkanKernel:
             for piece in pieces:
                 vk.vkCmdDispatchBase(cmd, *piece)
 
-        self.last_elapsed_ns = rt.submitter.run(record, timing=self.profile)
+        self.last_elapsed_ns = rt.submitter.run(record, timing=self.profile, what=f"kernel '{self.name}'")
 
     # --- status: prints and asserts -------------------------------------------------------------
     def _check_status(self) -> None:

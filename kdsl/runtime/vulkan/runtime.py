@@ -31,6 +31,34 @@ class Runtime:
         self.allocator = Allocator(device, force_staging=force_staging)
         self.status = self.allocator.alloc(abi.STATUS_BYTES, staging=True)
         self.status.host()[:] = 0
+        self.held: list[tuple[Any, list[Allocation]]] = []  # (retired fence, allocations it may use)
+        self.to_free: list[Allocation] = []  # from collected device arrays (appended without the lock)
+
+    def drain_frees(self) -> None:
+        """Free what collected device arrays left behind (call with the device lock held)."""
+        while self.to_free:
+            self.allocator.free(self.to_free.pop())
+
+    def hold(self, allocs: list[Allocation]) -> None:
+        """Keep ``allocs`` reserved until the just-retired (timed-out) submission ends."""
+        if self.submitter.retired:
+            self.held.append((self.submitter.retired[-1][1], list(allocs)))
+            allocs.clear()
+
+    def release_held(self) -> None:
+        """Free the allocations of timed-out submissions that have finished since."""
+        if not self.held:
+            return
+        self.submitter.reap()
+        pending = {id(f) for _, f in self.submitter.retired}
+        keep = []
+        for fence, allocs in self.held:
+            if id(fence) in pending:
+                keep.append((fence, allocs))
+                continue
+            for a in allocs:
+                self.allocator.free(a)
+        self.held = keep
 
     @property
     def staged(self) -> bool:
@@ -95,6 +123,8 @@ def get_runtime() -> Runtime:
     device = get_device()
     with _LOCK:
         rt = _RUNTIMES.get(id(device))
+        if rt is not None and rt.device is device and rt.held:
+            rt.release_held()
         if rt is None or rt.device is not device:
             rt = Runtime(device)
             _RUNTIMES.clear()

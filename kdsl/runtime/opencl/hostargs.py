@@ -1,0 +1,112 @@
+"""numpy arguments of an OpenCL launch: host views, aliasing groups, zero-copy buffers.
+
+A numpy argument is wrapped in a buffer for the launch (``USE_HOST_PTR``:
+zero-copy where the device shares host memory, as PoCL does; a copy in
+elsewhere) and, if the kernel may write through it, made visible again
+afterwards (a blocking map/unmap on shared memory, a copy out elsewhere).
+Arrays whose memory overlaps share one buffer so the kernel sees one memory,
+as the interpreter does.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from kdsl.errors import LaunchError
+
+if TYPE_CHECKING:
+    from kdsl.runtime.opencl.device import Device
+
+
+def host_view(obj: Any, name: str) -> np.ndarray:
+    """A contiguous view of the memory ``obj`` spans, starting at its first element."""
+    arr: np.ndarray = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
+    if arr.flags.c_contiguous or arr.size == 0:
+        flat: np.ndarray = arr.reshape(-1)
+        return flat
+    if any(s < 0 for s in arr.strides) or any(s % arr.itemsize for s in arr.strides):
+        raise LaunchError("arrays with negative or unaligned strides are not supported by the opencl backend", name)
+    extent = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides)) // arr.itemsize + 1
+    view: np.ndarray = np.lib.stride_tricks.as_strided(arr, shape=(extent,), strides=(arr.itemsize,))
+    return view
+
+
+def bind_arrays(
+    dev: Device, arrays: list[tuple[int, np.ndarray, bool]], values: list[Any]
+) -> tuple[list[tuple[Any, np.ndarray]], bool]:
+    """Fill ``values[slot]``/``values[slot + 1]`` with (buffer, byte offset) for each array.
+
+    Returns the (buffer, host view) pairs to write back, and whether some
+    written memory is reachable through two parameters.
+    """
+    if len(arrays) == 1:  # the common single-array case without sorting
+        slot, host, written = arrays[0]
+        buf = dev.wrap_host(host)
+        values[slot] = buf
+        values[slot + 1] = np.uint64(0)
+        return ([(buf, host)] if written else []), False
+    aliased = False
+    spans = []
+    for slot, host, written in arrays:
+        lo = int(host.__array_interface__["data"][0])
+        spans.append((lo, lo + host.nbytes, slot, host, written))
+    spans.sort(key=lambda s: s[0])
+    back: list[tuple[Any, np.ndarray]] = []
+    i = 0
+    while i < len(spans):
+        lo, hi, _, host, written = spans[i]
+        members = [spans[i]]
+        j = i + 1
+        while j < len(spans) and spans[j][0] < hi:
+            hi = max(hi, spans[j][1])
+            written = written or spans[j][4]
+            members.append(spans[j])
+            j += 1
+        aliased = aliased or (written and len(members) > 1)
+        view = host if len(members) == 1 else raw_view(lo, hi - lo)
+        buf = dev.wrap_host(view)
+        for m_lo, _, slot, _, _ in members:
+            values[slot] = buf
+            values[slot + 1] = np.uint64(m_lo - lo)
+        if written:
+            back.append((buf, view))
+        i = j
+    return back, aliased
+
+
+def raw_view(addr: int, nbytes: int) -> np.ndarray:
+    """A byte array over live memory owned by the launch's arguments."""
+    raw: Any = (ctypes.c_uint8 * nbytes).from_address(addr)
+    out: np.ndarray = np.frombuffer(raw, np.uint8)
+    return out
+
+
+def device_extent(a: Any) -> tuple[int, int]:
+    """Byte range [lo, hi) a device array touches inside its buffer."""
+    lo = hi = int(a.offset)
+    if all(n > 0 for n in a.shape):
+        for n, s in zip(a.shape, a.strides):
+            if s < 0:
+                lo += (n - 1) * s
+            else:
+                hi += (n - 1) * s
+        hi += a.dtype.itemsize
+    return lo, hi
+
+
+def device_aliased(pointers: list[tuple[Any, bool]]) -> bool:
+    """Whether a written device array overlaps another pointer argument (same buffer)."""
+    for i, (a, written) in enumerate(pointers):
+        if not written:
+            continue
+        alo, ahi = device_extent(a)
+        for j, (b, _) in enumerate(pointers):
+            if j == i or b.buffer is not a.buffer:
+                continue
+            blo, bhi = device_extent(b)
+            if alo < bhi and blo < ahi:
+                return True
+    return False

@@ -1,0 +1,219 @@
+"""``OpenCLKernel``: one built specialisation and its launch paths.
+
+A kernel is described by a :class:`KernelInfo` (JSON-serialisable, so the disk
+cache can store it and rebuild the kernel from a program binary without
+lowering again) plus its built program.
+
+Launch paths:
+
+* all pointer arguments are device arrays -> the generated fast function
+  (``fastlaunch``): set arguments, enqueue, return (asynchronous);
+* anything else -> :meth:`OpenCLKernel.launch_checked`: numpy arrays are
+  wrapped zero-copy (``hostargs``), device arrays passed as (buffer, offset),
+  scalars converted with per-parameter binders; the launch is synchronous when
+  any numpy array is involved, or when the kernel has asserts or prints (their
+  results live on the host).
+
+Written memory reachable through two parameters (``add(x, x, x)``, or
+overlapping views) switches to the aliasing-safe variant, built on first need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+
+from kdsl.errors import DeviceAssertionError, LaunchError
+from kdsl.ir.core import Location
+from kdsl.ir.types import ScalarType, parse_type
+from kdsl.runtime.device_array import DeviceArray
+from kdsl.runtime.opencl.device import Device
+from kdsl.runtime.opencl.fastlaunch import make_fast_launch
+from kdsl.runtime.opencl.hostargs import bind_arrays, device_aliased, host_view
+from kdsl.runtime.opencl.stdout import capture_stdout
+
+
+@dataclass
+class KernelInfo:
+    """What a launch needs besides the program (stored as disk-cache metadata)."""
+
+    kernel_name: str
+    num_threads: int
+    params: list[tuple[str, str, bool]]  # (name, "ptr" or scalar type, written)
+    asserts: list[tuple[str, str, int, int]]  # per assert id: message, file, line, column
+    prints: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> KernelInfo:
+        return KernelInfo(
+            kernel_name=str(d["kernel_name"]),
+            num_threads=int(d["num_threads"]),
+            params=[(str(n), str(t), bool(w)) for n, t, w in d["params"]],
+            asserts=[(str(m), str(f), int(ln), int(c)) for m, f, ln, c in d["asserts"]],
+            prints=bool(d["prints"]),
+        )
+
+
+def scalar_binder(t: ScalarType, name: str) -> Callable[[Any], Any]:
+    """Python/numpy value -> the numpy scalar the kernel parameter expects."""
+    if t.name == "i1":
+        return lambda v: np.uint8(bool(v))
+    if t.name == "f16":
+        return lambda v: np.float32(np.float16(v))
+    if t.name == "bf16":
+        def bf16(v: Any) -> Any:
+            bits = int(np.float32(v).view(np.uint32))
+            bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+            return np.uint32(bits).view(np.float32)
+        return bf16
+    conv = t.np_dtype.type
+
+    def bind(v: Any) -> Any:
+        try:
+            return conv(v)
+        except (OverflowError, TypeError, ValueError) as e:
+            raise LaunchError(f"cannot pass {v!r} as {t}: {e}", name) from e
+
+    return bind
+
+
+Params = list[tuple[str, bool, Callable[[Any], Any] | None, ScalarType | None]]
+
+
+def _params(info: KernelInfo) -> Params:
+    out: Params = []
+    for name, tname, written in info.params:
+        if tname == "ptr":
+            out.append((name, written, None, None))
+            continue
+        t = parse_type(tname)
+        assert isinstance(t, ScalarType)
+        out.append((name, False, scalar_binder(t, name), t))
+    return out
+
+
+class OpenCLKernel:
+    """A compiled specialisation, launchable with device arrays, numpy arrays and scalars."""
+
+    def __init__(
+        self,
+        device: Device,
+        program: Any,
+        info: KernelInfo,
+        source: str,
+        rebuild_safe: Callable[[], str],
+        stages: Any = None,
+        cache_meta: dict[str, Any] | None = None,
+        cache_files: dict[str, bytes] | None = None,
+    ) -> None:
+        self.device = device
+        self.program = program
+        self.info = info
+        self.source = source
+        self.stages = stages  # CompiledStages when compiled in this process (None when loaded)
+        self._rebuild_safe = rebuild_safe
+        self._safe: Any = None
+        self.cache_meta = dict(cache_meta or {})
+        self.cache_files = dict(cache_files or {})
+        self.kernel = cl.Kernel(program, info.kernel_name)  # once: program.name builds anew each time
+        self.kernel_name = info.kernel_name
+        self.num_threads = info.num_threads
+        self.asserts = tuple(info.asserts)
+        self.prints = info.prints
+        self.params = _params(info)
+        self._last_args: list[Any] = [None]  # what the fast path last set on self.kernel
+        fast = None
+        if not self.asserts and not self.prints:
+            fast = make_fast_launch(self.kernel, device, self.num_threads, self.params, self.launch_checked,
+                                    self._last_args)
+        self.launch = fast or self.launch_checked  # type: ignore[method-assign,assignment]
+
+    def launch(self, grid: tuple[int, int, int], args: Sequence[Any]) -> None:  # replaced per instance
+        self.launch_checked(grid, args)
+
+    def launch_checked(self, grid: tuple[int, int, int], args: Sequence[Any]) -> None:
+        if len(args) != len(self.params):
+            raise LaunchError(f"expected {len(self.params)} arguments, got {len(args)}", kernel=self.kernel_name)
+        if min(grid) <= 0:
+            return
+        self._last_args[0] = None  # this path sets the kernel's arguments itself
+        dev = self.device
+        values: list[Any] = []
+        arrays: list[tuple[int, np.ndarray, bool]] = []
+        on_device: list[tuple[Any, bool]] = []
+        for (name, written, bind, _), v in zip(self.params, args):
+            if bind is not None:
+                values.append(bind(v))
+                continue
+            if isinstance(v, DeviceArray):
+                if v.device is not dev:
+                    raise LaunchError(f"device array lives on another device ({v.device.name})", name,
+                                      self.kernel_name)
+                values.extend((v.buffer, np.uint64(v.offset)))
+                on_device.append((v, written))
+                continue
+            if not isinstance(v, np.ndarray) and not hasattr(v, "__array_interface__"):
+                raise LaunchError(f"expected an array for a pointer parameter, got {type(v).__name__}", name)
+            arrays.append((len(values), host_view(v, name), written))
+            values.extend((None, None))
+        back, aliased = bind_arrays(dev, arrays, values) if arrays else ([], False)
+        aliased = aliased or (len(on_device) > 1 and device_aliased(on_device))
+        kernel = self.kernel if not aliased else self.safe_kernel()
+        status = None
+        if self.asserts:
+            status = dev.scratch(4)
+            cl.enqueue_fill_buffer(dev.queue, status, np.zeros(1, np.int32), 0, 4)
+            values.append(status)
+        kernel.set_args(*values)
+        nt = self.num_threads
+        with capture_stdout(self.prints, dev):
+            cl.enqueue_nd_range_kernel(dev.queue, kernel, (grid[0] * nt, grid[1], grid[2]), (nt, 1, 1))
+            for buf, host in back:
+                dev.write_back(buf, host)
+            if arrays and not back:
+                dev.synchronize()  # numpy arguments: the launch is synchronous
+        if status is not None:
+            self._check_status(status)
+
+    def safe_kernel(self) -> Any:
+        """The variant for aliased arguments (every load before the next store), built on first need."""
+        if self._safe is None:
+            self.safe_source = self._rebuild_safe()
+            self._safe = cl.Kernel(self.device.build(self.safe_source), self.kernel_name)
+        return self._safe
+
+    def _check_status(self, status: Any) -> None:
+        out = np.zeros(1, np.int32)
+        cl.enqueue_copy(self.device.queue, out, status, is_blocking=True)
+        self.device.release(status)
+        aid = int(out[0])
+        if aid == 0:
+            return
+        message, file, line, col = self.asserts[aid - 1]
+        raise DeviceAssertionError(
+            f"device assertion failed in kernel '{self.kernel_name}': {message}", Location(file, line, col)
+        )
+
+    # --- disk cache ---------------------------------------------------------------
+    def program_binary(self) -> bytes:
+        binaries = self.program.get_info(cl.program_info.BINARIES)
+        return bytes(binaries[0])
+
+    def artifacts(self) -> tuple[dict[str, bytes], dict[str, Any]]:
+        """Disk-cache stages: work-item IR, OpenCL C, the driver's program binary; metadata for ``load``."""
+        files = dict(self.cache_files)
+        if self.stages is not None:
+            from kdsl.ir.printer import print_op
+
+            files["wi.mlir"] = print_op(self.stages.wi_module).encode()
+        files["kernel.cl"] = self.source.encode()
+        files["program.bin"] = self.program_binary()
+        meta = {**self.cache_meta, "info": self.info.to_json(), "device": self.device.key}
+        return files, meta

@@ -1,0 +1,104 @@
+"""Device arrays on Vulkan: the :class:`~kdsl.runtime.backend` ``Device`` interface.
+
+A buffer is a sub-allocation of the runtime's allocator wrapped in
+:class:`VulkanBuffer` (freed back to the allocator when the last
+``DeviceArray`` view of it is garbage-collected). Kernels receive its device
+address (``buffer.address + offset``) directly: no copies at launch.
+
+``host_memory`` is False even though on lavapipe (and integrated GPUs) the
+memory is host-visible, coherent and stays mapped: the JIT's host-memory path
+hands kernels numpy views, which the launch would copy into fresh device
+memory; device arrays instead keep their one allocation for their lifetime.
+``write``/``read`` are then a ``memcpy`` into/out of the mapping (a staging
+copy on devices without host-visible memory).
+
+Launches are synchronous on this backend (one command buffer, waited on), so
+``synchronize`` has nothing to wait for; ``read`` is always after every
+launch issued before it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from kdsl.runtime.vulkan.memory import Allocation
+from kdsl.runtime.vulkan.runtime import Runtime, get_runtime
+
+
+class VulkanBuffer:
+    """One allocation owned by device arrays; ``address`` is what shaders use."""
+
+    __slots__ = ("__weakref__", "alloc", "nbytes", "rt")
+
+    def __init__(self, rt: Runtime, alloc: Allocation, nbytes: int) -> None:
+        self.rt = rt
+        self.alloc = alloc
+        self.nbytes = nbytes
+
+    @property
+    def address(self) -> int:
+        return self.alloc.address
+
+    def view(self, offset: int, nbytes: int) -> Allocation:
+        """The bytes ``[offset, offset + nbytes)`` as an (unowned) allocation."""
+        if offset < 0 or offset + nbytes > self.nbytes:
+            raise ValueError(f"range [{offset}, {offset + nbytes}) outside a {self.nbytes}-byte vulkan buffer")
+        return Allocation(self.alloc.block, self.alloc.offset + offset, nbytes)
+
+    def __del__(self) -> None:
+        # no lock here: the collector may run inside a launch that holds it;
+        # the runtime frees deferred allocations at its next allocation/launch
+        self.rt.to_free.append(self.alloc)
+
+
+class VulkanDevice:
+    """kdsl's ``Device`` for the process's Vulkan device (see module doc)."""
+
+    host_memory = False
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        info, t = rt.device.info, rt.device.target
+        self.name = info.name
+        feats = ",".join(f"{k}={int(bool(getattr(t, k)))}" for k in (
+            "shader_float64", "shader_float16", "shader_int8", "shader_int16", "shader_int64",
+            "int64_atomics", "float32_atomic_add"))
+        self.key = (f"vulkan|{info.name}|{info.vendor_id:04x}:{info.device_id:04x}|driver={info.driver_version}"
+                    f"|api={info.api_version[0]}.{info.api_version[1]}|{feats}")
+
+    def allocate(self, nbytes: int) -> VulkanBuffer:
+        n = max(int(nbytes), 1)
+        with self.rt.device.lock:
+            self.rt.drain_frees()
+            alloc = self.rt.allocator.alloc(max(n, 16))
+        return VulkanBuffer(self.rt, alloc, n)
+
+    def write(self, buffer: VulkanBuffer, src: np.ndarray[Any, Any], offset: int = 0) -> None:
+        raw = np.ascontiguousarray(src).reshape(-1).view(np.uint8)
+        if not raw.nbytes:
+            return
+        with self.rt.device.lock:
+            self.rt.upload([(buffer.view(offset, raw.nbytes), raw)])
+
+    def read(self, buffer: VulkanBuffer, dst: np.ndarray[Any, Any], offset: int = 0) -> None:
+        if not dst.nbytes:
+            return
+        with self.rt.device.lock:
+            self.rt.download(buffer.view(offset, dst.nbytes), dst.reshape(-1))
+
+    def synchronize(self) -> None:
+        return None  # launches and copies already waited for their fence
+
+
+_DEVICES: dict[int, VulkanDevice] = {}  # cache: one per live runtime
+
+
+def get_vulkan_device() -> VulkanDevice:
+    rt = get_runtime()
+    dev = _DEVICES.get(id(rt))
+    if dev is None or dev.rt is not rt:
+        _DEVICES.clear()
+        dev = _DEVICES[id(rt)] = VulkanDevice(rt)
+    return dev

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""IR fuzzing: mutated and random tile-IR text fed to ``parse_module`` and ``kdsl opt``.
+
+Seeds: tests/ir/*.mlir (the round-trip files and every case of invalid.mlir),
+tests/frontend/golden/*.mlir and the optimised IR of every compiling seed
+kernel. Each input is a mutation (``fuzzcore.mutate_ir``) or, with
+probability ``--random``, token soup (``fuzzcore.random_ir``). It is parsed,
+printed and parsed again (must print identically), then run through
+``python -m kdsl opt -p inline,canonicalize,cse,dce`` in-process. Acceptable:
+a kdsl error with a location (parse) or exit status 1 with a message (opt).
+
+Examples::
+
+    python tools/fuzz_ir.py --count 20000 --seed 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import random
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+from _common import budget
+
+
+def compiled_seed_ir(tmp: Path) -> list[str]:
+    from reliability import fuzzcore as F
+
+    import kdsl
+    from kdsl.ir.printer import print_op
+
+    out: list[str] = []
+    for s in F.source_seeds():
+        try:
+            module = F._import(s.module, tmp)
+            k = getattr(module, s.kernel)
+            a, m = F.guess_args(k)
+            out.append(print_op(kdsl.compile_to_ir(k, *a, optimize=bool(len(out) % 2), **m)))
+        except Exception:
+            continue
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--count", type=int, default=None, help="inputs to try (default 2000 unless --seconds)")
+    p.add_argument("--seconds", type=float, default=None, help="time budget")
+    p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument("--random", type=float, default=0.1, help="fraction of inputs that are random token soup")
+    p.add_argument("--timeout", type=float, default=10.0, help="per-input time limit (s)")
+    p.add_argument("--show", type=int, default=1, help="tracebacks to print per internal-error signature")
+    p.add_argument("--report", default="", help="write the summary as JSON here")
+    args = p.parse_args(argv)
+    if args.count is None and args.seconds is None:
+        args.count = 2000
+    warnings.simplefilter("ignore")
+    from reliability import fuzzcore as F
+
+    tmp = Path(tempfile.mkdtemp(prefix="kdsl-fuzz-ir-"))
+    seeds = F.ir_seeds(compiled_seed_ir(tmp))
+    print(f"{len(seeds)} IR seeds", flush=True)
+    rng = random.Random(args.seed)
+    cats: collections.Counter[str] = collections.Counter()
+    sigs: collections.Counter[str] = collections.Counter()
+    examples: dict[str, dict[str, str]] = {}
+    start = time.monotonic()
+    n = 0
+    for _ in budget(args.count, args.seconds):
+        text = F.random_ir(rng) if rng.random() < args.random else F.mutate_ir(rng.choice(seeds), rng)
+        r = F.check_ir(text, tmp, args.timeout)
+        n += 1
+        cats[r.category] += 1
+        if r.category in ("internal", "unlocated"):
+            sigs[r.signature] += 1
+            if sigs[r.signature] <= args.show:
+                print(f"--- {r.category}: {r.signature}\n{r.detail}", flush=True)
+            examples.setdefault(r.signature, {"input": text, "detail": r.detail})
+        if n % 5000 == 0:
+            print(f"... {n} inputs, {time.monotonic() - start:.0f} s, {dict(cats)}", flush=True)
+    elapsed = time.monotonic() - start
+    print(f"\n{n} IR inputs in {elapsed:.0f} s (seed {args.seed})")
+    for k, v in cats.most_common():
+        print(f"  {k:15s} {v}")
+    print(f"internal-error signatures: {len(sigs)}")
+    for sig, hits in sigs.most_common():
+        print(f"  {hits:6d}  {sig}")
+    if args.report:
+        Path(args.report).write_text(
+            json.dumps(
+                {
+                    "inputs": n,
+                    "seconds": round(elapsed, 1),
+                    "seed": args.seed,
+                    "categories": dict(cats),
+                    "signatures": dict(sigs),
+                    "examples": examples,
+                },
+                indent=1,
+            )
+        )
+    return 1 if sigs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
