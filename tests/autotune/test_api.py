@@ -5,13 +5,14 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from . import at_kernels as K
 import numpy as np
 import pytest
 
 import kdsl
 from kdsl.autotune import Autotuner, Config, autotune
 from kdsl.errors import LaunchError
+
+from . import at_kernels as K
 
 FAST = {"warmup": 0.5, "rep": 2, "max_repeats": 3}
 

@@ -11,12 +11,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import at_kernels as K
 import numpy as np
 import pytest
 
 import kdsl
 from kdsl.autotune import Config, autotune, list_databases, use_executor
+
+from . import at_kernels as K
 
 SCRIPT = textwrap.dedent(
     """

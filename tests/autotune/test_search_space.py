@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from . import at_kernels as K
 import numpy as np
 import pytest
 
@@ -13,6 +12,8 @@ from kdsl.autotune import Config, autotune
 from kdsl.autotune.search import INF, Evaluator, Exhaustive, GuidedSearch, RandomSearch, default_budget
 from kdsl.autotune.space import coordinates, product_space
 from kdsl.transforms.base import Pass, Tunable
+
+from . import at_kernels as K
 
 
 def landscape(seed: int) -> tuple[list[Config], list[float]]:

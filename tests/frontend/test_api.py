@@ -48,9 +48,9 @@ def test_decorator_forms_keep_metadata() -> None:
 
 
 def test_compile_to_ir_optimize_flag() -> None:
-    from . import fe_kernels as K
-
     from kdsl.ir.printer import print_op
+
+    from . import fe_kernels as K
 
     f = np.zeros(4, np.float32)
     raw = print_op(kdsl.compile_to_ir(K.call_helper, f, f, BLOCK=4))

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from . import fe_kernels as K
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kdsl
+
+from . import fe_kernels as K
 
 
 @settings(max_examples=15, deadline=None)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import fe_bad_kernels as B
 import numpy as np
 import pytest
 
 import kdsl
 from kdsl.errors import CompilationError
+
+from . import fe_bad_kernels as B
 
 SRC = Path(B.__file__).read_text().splitlines()
 

@@ -10,12 +10,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import fe_kernels as K
 import numpy as np
 import pytest
 
 import kdsl
 from kdsl.ir.printer import print_op
+
+from . import fe_kernels as K
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from . import fe_kernels as K
 import numpy as np
 import pytest
 
 import kdsl
 import kdsl.language as kl
 from kdsl.errors import LaunchError
+
+from . import fe_kernels as K
 
 
 def _arrays(n: int = 100) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import fe_kernels as K
 import numpy as np
 import pytest
 
@@ -10,6 +9,8 @@ import kdsl
 import kdsl.language as kl
 from kdsl.ir.dialects.tile import FuncOp
 from kdsl.ir.types import PointerType, ScalarType
+
+from . import fe_kernels as K
 
 
 @kdsl.kernel

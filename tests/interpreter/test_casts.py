@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from .interp_kernels import INT_TYPES, NP_OF, run_elementwise
-from .test_int_arith import rng, wrap
 
 from kdsl.interpreter.values import round_to_bf16
 from kdsl.ir.types import ScalarType
+
+from .interp_kernels import INT_TYPES, NP_OF, run_elementwise
+from .test_int_arith import rng, wrap
 
 
 def cast(x: np.ndarray, src: str, dst: str) -> np.ndarray:

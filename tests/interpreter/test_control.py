@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from .interp_kernels import compile_text, module
 
 from kdsl.errors import KernelRuntimeError
+
+from .interp_kernels import compile_text, module
 
 IF_BODY = """
     %pid = tile.program_id {axis = 0} : i32

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from .interp_kernels import compile_text, module
 
 from kdsl.errors import CompilationError, DeviceAssertionError
 from kdsl.interpreter import InterpreterBackend, run_module
 from kdsl.ir.parser import parse_module
 from kdsl.runtime.backend import LaunchOptions
+
+from .interp_kernels import compile_text, module
 
 PRINT = """
     %pid = tile.program_id {axis = 0} : i32

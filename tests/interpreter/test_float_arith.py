@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from .interp_kernels import binary, run_elementwise, unary
 
 NAN = float("nan")

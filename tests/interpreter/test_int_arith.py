@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from .interp_kernels import INT_TYPES, NP_OF, binary, run_elementwise, unary
 
 from kdsl.ir.types import ScalarType
+
+from .interp_kernels import INT_TYPES, NP_OF, binary, run_elementwise, unary
 
 
 def rng(t: str) -> tuple[int, int]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from .interp_kernels import module, offsets_prelude
 
 from kdsl.errors import KernelRuntimeError, OutOfBoundsError
 from kdsl.interpreter import InterpreterBackend, run_module
 from kdsl.interpreter.values import round_to_bf16
 from kdsl.ir.parser import parse_module
 from kdsl.runtime.backend import LaunchOptions
+
+from .interp_kernels import module, offsets_prelude
 
 T8 = "tile<8xi32>"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from .interp_kernels import NP_OF, compile_text, module
 
 

@@ -6,7 +6,6 @@ import math
 from pathlib import Path
 
 import pytest
-from .ir_corpus import CORPUS, Kit, func, ops_used, region, tt
 
 from kdsl.ir import types as T
 from kdsl.ir.core import Block, Builder, Location, ModuleOp, Region
@@ -14,6 +13,8 @@ from kdsl.ir.parser import parse_module, parse_op, parse_type
 from kdsl.ir.printer import print_op
 from kdsl.ir.registry import OPS
 from kdsl.ir.verifier import verify
+
+from .ir_corpus import CORPUS, Kit, func, ops_used, region, tt
 
 HERE = Path(__file__).parent
 

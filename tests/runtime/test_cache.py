@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from . import rt_kernels as K
 
 import kdsl
 import kdsl.language as kl
@@ -21,6 +20,8 @@ from kdsl.cli import cache as cli
 from kdsl.runtime import cache as cachemod
 from kdsl.runtime.cache import STATS, CacheWarning, DiskCache
 from kdsl.runtime.device_array import HOST_DEVICE
+
+from . import rt_kernels as K
 
 HERE = Path(__file__).resolve().parent
 

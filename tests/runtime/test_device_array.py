@@ -6,13 +6,14 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from . import rt_kernels as K
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kdsl
 from kdsl.errors import LaunchError
 from kdsl.runtime.device_array import HOST_DEVICE, DeviceArray
+
+from . import rt_kernels as K
 
 DTYPES = [np.float32, np.float64, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64, np.float16]
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from . import rt_kernels as K
 
 import kdsl
 import kdsl.language as kl
 from kdsl.errors import LaunchError
 from kdsl.runtime.cache import STATS
 from kdsl.runtime.launcher import argkey, constkey, make_binder
+
+from . import rt_kernels as K
 
 
 def fresh(k: kdsl.KernelFunction) -> kdsl.KernelFunction:
