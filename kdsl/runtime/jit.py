@@ -21,6 +21,7 @@ from kdsl.frontend.specialization import ParamSpec
 from kdsl.ir.core import IRError, ModuleOp
 from kdsl.ir.verifier import verify
 from kdsl.runtime import args as argmod
+from kdsl.runtime.args import MAX_GRID_DIM
 from kdsl.runtime.backend import Backend, LaunchOptions
 from kdsl.runtime.backends import current_backend_name, resolve_backend
 from kdsl.runtime.device_array import DeviceArray, check_backend
@@ -133,7 +134,7 @@ class KernelFunction:
         if launcher is None:
             return self._run_slow(args, kwargs, grid, key)
         launch = launcher.call
-        if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and grid[0] > 0:
+        if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] <= MAX_GRID_DIM:
             launch((grid[0], 1, 1), values)
             return None
         grid3 = argmod.normalize_grid(grid, dict(zip(self.arg_names, values)), self.__name__)

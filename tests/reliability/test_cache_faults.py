@@ -250,12 +250,6 @@ def test_cache_dir_is_created_owner_only(cache: Path) -> None:
         assert e.stat().st_mode & 0o077 == 0, oct(e.stat().st_mode)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the cpu backend's object cache (KDSL_CACHE_DIR/cpu/<key>/) checks "
-    "kernel.o against the sha256 in its own meta.json but not the key: another kernel's entry "
-    "copied over it is loaded and executed. See /tmp/reliability_bugs.md",
-)
 def test_cpu_object_cache_entry_replaced_by_another_kernels(cache: Path) -> None:
     if "cpu" not in kdsl.available_backends():
         pytest.skip("cpu backend unavailable")

@@ -191,13 +191,6 @@ def test_zero_grid_runs_nothing(recording: RecordingBackend) -> None:
     assert recording.launches == []
 
 
-_FAST_PATH_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="BUG: KernelFunction.run's fast path for a warm 1-D int grid tuple skips the bound check "
-    "(kdsl/runtime/jit.py). See /tmp/reliability_bugs.md",
-)
-
-
 @pytest.mark.parametrize("grid", [(2**31,), (2**32 + 1,), (1, 2**31), (1, 1, 2**40)], ids=["x", "x-wrap", "y", "z"])
 def test_grid_too_large_cold(recording: RecordingBackend, grid: tuple[int, ...]) -> None:
     """Found by this suite (was: the interpreter hung or reported a bogus out-of-bounds access, cpu
@@ -207,16 +200,7 @@ def test_grid_too_large_cold(recording: RecordingBackend, grid: tuple[int, ...])
     _launch_error(recording, "grid", lambda: k[grid](x, o, 64, BLOCK=64))
 
 
-@pytest.mark.parametrize(
-    "grid",
-    [
-        pytest.param((2**31,), marks=_FAST_PATH_BUG),
-        pytest.param((2**32 + 1,), marks=_FAST_PATH_BUG),
-        (1, 2**31),
-        (1, 1, 2**40),
-    ],
-    ids=["x", "x-wrap", "y", "z"],
-)
+@pytest.mark.parametrize("grid", [(2**31,), (2**32 + 1,), (1, 2**31), (1, 1, 2**40)], ids=["x", "x-wrap", "y", "z"])
 def test_grid_too_large_warm(recording: RecordingBackend, grid: tuple[int, ...]) -> None:
     """The same after a good launch, when the cached fast launcher is used."""
     x, o = _arrays()

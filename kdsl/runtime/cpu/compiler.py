@@ -53,12 +53,20 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def _load_cached(entry: Path) -> bytes | None:
+    """The entry's object code, only if it is intact AND was built for this key.
+
+    The key check matters: an entry copied or moved under another key is
+    self-consistent (its checksum matches) but is another kernel's machine
+    code -- loading it would execute the wrong program.
+    """
     try:
         meta = json.loads((entry / "meta.json").read_text())
         obj = (entry / "kernel.o").read_bytes()
     except (OSError, ValueError):
         return None
     if not isinstance(meta, dict) or meta.get("sha256") != hashlib.sha256(obj).hexdigest():
+        return None
+    if meta.get("key") != entry.name:
         return None
     return obj
 
@@ -72,7 +80,12 @@ def _store(entry: Path, ir_text: str, obj: bytes, h: Host) -> None:
         entry.mkdir(exist_ok=True, mode=0o700)
         _atomic_write(entry / "kernel.ll", ir_text.encode())
         _atomic_write(entry / "kernel.o", obj)
-        meta = {"sha256": hashlib.sha256(obj).hexdigest(), "host": h.fingerprint, "version": CACHE_VERSION}
+        meta = {
+            "sha256": hashlib.sha256(obj).hexdigest(),
+            "key": entry.name,
+            "host": h.fingerprint,
+            "version": CACHE_VERSION,
+        }
         _atomic_write(entry / "meta.json", json.dumps(meta, indent=1).encode())
     except OSError:
         pass  # a read-only or full disk only costs a recompile next time
