@@ -36,4 +36,4 @@ for gone in ("opencl", "vulkan"):
     print(f"  {gone}: unavailable ({why})")
 PYEOF
 
-"$PY" -m pytest -q -p no:cacheprovider tests/cpu tests/semantic -k "cpu or interpreter" "$@"
+"$PY" -m pytest -p no:cacheprovider tests/cpu tests/semantic -k "cpu or interpreter" "$@"

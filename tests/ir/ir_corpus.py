@@ -325,6 +325,11 @@ def wi_module() -> ModuleOp:
     k.op("wi.store", [x, priv, lid])
     k.op("wi.store", [k.v("wi.load", [priv, lid], F32), shared, lid])
     k.op("wi.barrier")
+    # c (2x4) += a (2x2) @ b (2x4), one 2x4 block of 4-wide vectors
+    ma = k.v("wi.alloc", [], T.MemRefType(4, F32), hint="ma")
+    mb = k.v("wi.alloc", [], T.MemRefType(8, F32), hint="mb")
+    mc = k.v("wi.alloc", [], T.MemRefType(8, F32), hint="mc")
+    k.op("wi.mma", [ma, mb, mc], [], {"m": 2, "n": 4, "k": 2, "block_m": 2, "block_n": 4, "vector_width": 4})
     y = k.v("wi.load", [shared, k.const(0, I32)], F32)
     k.op("wi.gstore", [p, y, inb])
     k.op("wi.gstore", [p, y])
