@@ -7,6 +7,7 @@ seeds and summaries.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from collections.abc import Iterator
@@ -17,36 +18,16 @@ if str(ROOT / "tests") not in sys.path:
     # appended, not prepended: tests/ holds packages named like real ones (tests/vulkan)
     sys.path.append(str(ROOT / "tests"))
 
-WIP = {
-    "cpu": ("kdsl.runtime.cpu", "CPUBackend"),
-    "opencl": ("kdsl.runtime.opencl", "OpenCLBackend"),
-    "vulkan": ("kdsl.runtime.vulkan", "VulkanBackend"),
-}
-
-
-def register_wip_backends() -> list[str]:
-    """Register device backends that exist in the tree but are not wired into the registry yet.
-
-    Only names the registry still reports as "not implemented" are replaced, so
-    once the lead wires a backend in, this does nothing for it.
-    """
-    import importlib
-
-    from kdsl.runtime import backends as registry
-
-    done = []
-    for name, (module, cls) in WIP.items():
-        ok, reason = registry.availability(name)
-        if ok or "not implemented" not in reason:
-            continue
-        try:
-            factory = getattr(importlib.import_module(module), cls)
-        except Exception as exc:  # a half-written backend must not stop the harness
-            print(f"note: cannot import {module}.{cls}: {exc}", file=sys.stderr)
-            continue
-        registry.register_backend(name, factory)
-        done.append(name)
-    return done
+def fuzz_arg_parser(doc: str | None, prefix_help: str = "inputs to try") -> argparse.ArgumentParser:
+    """The command-line options every fuzzer in ``tools/`` shares."""
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--count", type=int, default=None, help=f"{prefix_help} (default 2000 unless --seconds)")
+    p.add_argument("--seconds", type=float, default=None, help="time budget")
+    p.add_argument("--seed", type=int, default=0, help="random seed")
+    p.add_argument("--timeout", type=float, default=10.0, help="per-input time limit (s)")
+    p.add_argument("--show", type=int, default=1, help="tracebacks to print per internal-error signature")
+    p.add_argument("--report", default="", help="write the summary as JSON here")
+    return p
 
 
 def budget(count: int | None, seconds: float | None) -> Iterator[int]:

@@ -11,7 +11,7 @@ the ops used. A failing seed reproduces with ``--seed SEED --count 1 -v``.
 Examples::
 
     python tools/difftest.py --count 10000                 # the documented long run
-    python tools/difftest.py --seconds 600 --wip           # also device backends not wired in yet
+    python tools/difftest.py --seconds 600                 # every backend present, with the variants
     python tools/difftest.py --seed 1234 --count 1 -v      # replay one program, print its source
 """
 
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import budget, register_wip_backends
+from _common import budget
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +38,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-specials", action="store_true", help="no inf/nan/-0.0 in float inputs")
     p.add_argument("--targets", default="", help="comma-separated targets (default: all present + variants)")
     p.add_argument("--no-variants", action="store_true", help="skip interpreter:noopt / interpreter:roundtrip")
-    p.add_argument("--wip", action="store_true", help="register device backends present in the tree but not wired in")
     p.add_argument("--use-cache", action="store_true", help="use the disk cache (default: KDSL_ALWAYS_COMPILE=1)")
     p.add_argument("--report", default="", help="write the summary (and every failure) as JSON here")
     p.add_argument("-v", "--verbose", action="store_true", help="print each failing program's source")
@@ -47,11 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         args.count = 200
     if not args.use_cache:
         os.environ["KDSL_ALWAYS_COMPILE"] = "1"
-    wip = register_wip_backends() if args.wip else []
     from reliability import diffrun, kernelgen
 
     targets = args.targets.split(",") if args.targets else diffrun.targets(not args.no_variants)
-    print(f"targets: {', '.join(targets)}" + (f" (registered from the tree: {', '.join(wip)})" if wip else ""))
+    print(f"targets: {', '.join(targets)}")
     tmp = Path(tempfile.mkdtemp(prefix="kdsl-difftest-"))
     status: collections.Counter[str] = collections.Counter()
     per_target: dict[str, collections.Counter[str]] = {t: collections.Counter() for t in targets}

@@ -15,7 +15,6 @@ Examples::
 
 from __future__ import annotations
 
-import argparse
 import collections
 import json
 import random
@@ -25,17 +24,11 @@ import time
 import warnings
 from pathlib import Path
 
-from _common import budget
+from _common import budget, fuzz_arg_parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--count", type=int, default=None, help="inputs to try (default 2000 unless --seconds)")
-    p.add_argument("--seconds", type=float, default=None, help="time budget")
-    p.add_argument("--seed", type=int, default=0, help="random seed")
-    p.add_argument("--timeout", type=float, default=10.0, help="per-input time limit (s)")
-    p.add_argument("--show", type=int, default=1, help="tracebacks to print per internal-error signature")
-    p.add_argument("--report", default="", help="write the summary as JSON here")
+    p = fuzz_arg_parser(__doc__)
     args = p.parse_args(argv)
     if args.count is None and args.seconds is None:
         args.count = 2000
