@@ -1,7 +1,7 @@
 """Vulkan (lavapipe) next to OpenCL (PoCL) in the same run, as ratios.
 
 Rows: dispatch latency of a trivial kernel (µs per waited launch, numpy
-arguments), vector add (GB/s, device time from timestamp queries and wall time
+arguments), Vulkan's launch paths (``bench_vulkan_launches``), vector add (GB/s, device time from timestamp queries and wall time
 including the copies in/out), row softmax (GB/s) and matmul (GFLOP/s). Each
 result is checked against numpy before it is timed. Usage::
 
@@ -109,12 +109,60 @@ def bench(name: str, be: Any, opts: LaunchOptions, quick: bool) -> dict[str, flo
     return res
 
 
+def bench_vulkan_launches(be: Any, opts: LaunchOptions, quick: bool) -> dict[str, float]:
+    """Vulkan only: launch paths side by side in one run.
+
+    ``dev_launch_us_sync``/``_async``: µs per launch of a 16 Ki-element vector
+    add on device arrays, 200 launches then one synchronize, with
+    ``inflight.MAX_IN_FLIGHT`` 0 (every launch waits: the old behaviour) and
+    the default; ``latency_us_push``: the latency row with parameters in push
+    constants instead of the device's default binding (lavapipe: a uniform
+    buffer, because push constants leak host memory there).
+    """
+    from kdsl.runtime.vulkan import VulkanBackend, inflight
+
+    res: dict[str, float] = {}
+    reps = 3 if quick else 7
+    n = 1 << 14
+    host = [np.random.rand(n).astype(np.float32) for _ in range(3)]
+    k = _kernel(be, opts, K.add_kernel, (*host, n), {"BLOCK": 1024})
+    dx, dy, dout = (kdsl.tensor(h, backend="vulkan") for h in host)
+    grid = (n // 1024, 1, 1)
+    dev = be.device()
+
+    def burst() -> None:
+        for _ in range(200):
+            k.launch(grid, [dx, dy, dout, n])
+        dev.synchronize()
+
+    default, times = inflight.MAX_IN_FLIGHT, {"sync": [], "async": []}  # type: dict[str, list[float]]
+    try:
+        for _ in range(reps):  # alternate, so that load changes hit both alike
+            for mode, cap in (("sync", 0), ("async", default)):
+                inflight.MAX_IN_FLIGHT = cap
+                times[mode].append(_median_time(burst, 1) / 200)
+    finally:
+        inflight.MAX_IN_FLIGHT = default
+    assert np.array_equal(dout.numpy(), host[0] + host[1]), "vulkan: device-array vector add is wrong"
+    res["dev_launch_us_sync"] = statistics.median(times["sync"]) * 1e6
+    res["dev_launch_us_async"] = statistics.median(times["async"]) * 1e6
+    x = np.ones(16, np.float32)
+    o = np.zeros(16, np.float32)
+    for key, backend in (("latency_us_default", be), ("latency_us_push", VulkanBackend({"params_binding": "push"}))):
+        kk = _kernel(backend, opts, K.add_kernel, (x, x, o, 16), {"BLOCK": 16})
+        res[key] = _median_time(lambda kk=kk: kk.launch((1, 1, 1), [x, x, o, 16]), reps * 30) * 1e6
+    return res
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="smaller sizes and fewer repetitions")
     ap.add_argument("--num-threads", type=int, default=0, help="vulkan work-group size (0: automatic)")
     ns = ap.parse_args()
     results = {name: bench(name, be, opts, ns.quick) for name, (be, opts) in _backends(ns.num_threads).items()}
+    if "vulkan" in results:
+        be, opts = _backends(ns.num_threads)["vulkan"]
+        results["vulkan"].update(bench_vulkan_launches(be, opts, ns.quick))
     keys = sorted({k for r in results.values() for k in r})
     names = list(results)
     print(f"{'metric':<20}" + "".join(f"{n:>12}" for n in names) + ("  vulkan/opencl" if len(names) == 2 else ""))

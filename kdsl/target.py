@@ -244,6 +244,8 @@ def vulkan_target() -> Target:
         registers=16 if is_cpu else 64,
         fma_units=1,
         bandwidth_gbs=10.0 if is_cpu else 200.0,
+        # loop passes one invocation may make (lavapipe: 65535, 0 = no cap; docs/VULKAN.md)
+        extra=(("max_loop_iterations", t.max_loop_iterations),),
     )
 
 

@@ -2,7 +2,10 @@
 
 Parameters reach the shader in one ``Block`` struct, in push constants when it
 fits the device's limit (128 bytes on lavapipe), otherwise in a small
-host-written buffer whose address is the only push constant::
+host-written buffer whose address is the only push constant. With
+``Target.params_binding == "uniform"`` (lavapipe, see ``docs/VULKAN.md``) a
+dynamic uniform buffer (set 0, binding 0, at most :data:`UNIFORM_PARAM_BYTES`)
+plays the role of the push constants::
 
     offset 0   u64  status buffer address (asserts, prints, masked-load scratch)
     offset 8   i32  num_programs x, y, z
@@ -13,7 +16,8 @@ host-written buffer whose address is the only push constant::
 
 Status buffer (host-visible, zeroed before every launch that uses it)::
 
-    0   u32 id of the first failed ``wi.assert`` (0: none)
+    0   u32 status: id of the first failed ``wi.assert`` (0: none), or
+            ``STATUS_LOOP_CUT + k``: loop ``k`` was cut short by the driver's loop cap
     4   u32 bytes of print records written (may exceed capacity: overflow)
     16  32 bytes of scratch: the address masked-off loads read instead
     64  print records: u32 print index, u32 pad, then one u64 slot per argument
@@ -26,11 +30,13 @@ from dataclasses import dataclass
 from kdsl.ir.types import PointerType, ScalarType, Type
 
 HEADER_BYTES = 24
+UNIFORM_PARAM_BYTES = 4096  # the range of the uniform-buffer descriptor (one ring slot)
 HEADER_ZERO = 20
 STATUS_ASSERT = 0
 STATUS_PRINT_CURSOR = 4
 STATUS_SCRATCH = 16
 STATUS_RECORDS = 64
+STATUS_LOOP_CUT = 0x8000_0000  # status codes from here on name a loop the driver cut short
 PRINT_CAPACITY = 1 << 20
 STATUS_BYTES = STATUS_RECORDS + PRINT_CAPACITY
 

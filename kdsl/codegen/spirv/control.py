@@ -7,10 +7,14 @@ Shapes (``OpPhi`` carries region values; block order is dominance order)::
     if:    SelectionMerge merge; cond ? then : else ; merge[phi per result]
     while: pre -> header[phi args; LoopMerge merge cont] -> before...
            [cond ? after : merge] ; after... -> cont -> header ; results = forwarded values
+
+On a driver that cuts long loops (lavapipe), each loop's merge block also checks
+that the loop really finished (:mod:`kdsl.codegen.spirv.loopcap`).
 """
 
 from __future__ import annotations
 
+from kdsl.codegen.spirv import loopcap
 from kdsl.codegen.spirv.emit import Emitter, handles
 from kdsl.ir.core import Operation, Value
 
@@ -37,14 +41,7 @@ def _for(e: Emitter, op: Operation) -> None:
     next_ids = [e.m.new_id() for _ in carried]
     f.phi(iv_t, [(lo, pre), (iv_next, cont)], rid=iv)
     phis = [f.phi(e.reg(x.type), [(e.v(x), pre), (n, cont)]) for x, n in zip(carried, next_ids)]
-    cst = e.const_of(op.operands[2])
-    if isinstance(cst, int) and cst != 0:
-        cond = f.cmp("lt" if cst > 0 else "gt", iv_t, iv, hi)
-    else:
-        # (step > 0 && iv < hi) || (step <= 0 && iv > hi); an OpSelect of bools here
-        # miscompiles in Mesa 22's loop analysis (the loop never runs)
-        up = f.cmp("gt", iv_t, step, f.const(iv_t, 0))
-        cond = f.lor(f.land(up, f.cmp("lt", iv_t, iv, hi)), f.land(f.lnot(up), f.cmp("gt", iv_t, iv, hi)))
+    cond = _for_cond(e, op, iv_t, iv, hi)
     f.loop_merge(merge, cont)
     f.branch_cond(cond, body_l, merge)
     f.label(body_l)
@@ -61,8 +58,24 @@ def _for(e: Emitter, op: Operation) -> None:
     f.emit("OpIAdd", iv_t, iv_next, iv, step)
     f.branch(header)
     f.label(merge)
+    if loopcap.enabled(e):  # would the loop still run on its (advanced) header values?
+        loopcap.report_if(e, op, _for_cond(e, op, iv_t, loopcap.opaque(e, iv, iv_t), hi))
     for r, p in zip(op.results, phis):
         e.bind(r, p)
+
+
+def _for_cond(e: Emitter, op: Operation, iv_t: int, iv: int, hi: int) -> int:
+    """``iv`` still inside the range of ``scf.for`` ``op``."""
+    f = e.f
+    cst = e.const_of(op.operands[2])
+    if isinstance(cst, int) and cst != 0:
+        return f.cmp("lt" if cst > 0 else "gt", iv_t, iv, hi)
+    # (step > 0 && iv < hi) || (step <= 0 && iv > hi); an OpSelect of bools here
+    # miscompiles in Mesa 22's loop analysis (the loop never runs)
+    step = e.v(op.operands[2])
+    up = f.cmp("gt", iv_t, step, f.const(iv_t, 0))
+    return f.lor(f.land(up, f.cmp("lt", iv_t, iv, hi)), f.land(f.lnot(up), f.cmp("gt", iv_t, iv, hi)))
+
 
 
 @handles("scf.if")
@@ -93,14 +106,20 @@ def _while(e: Emitter, op: Operation) -> None:
     f.branch(header)
     f.label(header)
     next_ids = [e.m.new_id() for _ in before.args]
-    for arg, init, n in zip(before.args, op.operands, next_ids):
-        e.bind(arg, f.phi(e.reg(arg.type), [(e.v(init), pre), (n, cont)]))
+    header_values = [f.phi(e.reg(arg.type), [(e.v(init), pre), (n, cont)])
+                     for arg, init, n in zip(before.args, op.operands, next_ids)]
+    for arg, hv in zip(before.args, header_values):
+        e.bind(arg, hv)
     f.loop_merge(merge, cont)
     f.branch(before_l)
     f.label(before_l)
     e.block(before)
     cond, *fwd = _terminator_operands(op, 0)
-    f.branch_cond(e.v(cond), after_l, merge)
+    go, still = e.v(cond), 0
+    replay = loopcap.enabled(e) and loopcap.replayable(before)
+    if loopcap.enabled(e) and not replay:
+        go, still = loopcap.guarded_condition(e, go)
+    f.branch_cond(go, after_l, merge)
     f.label(after_l)
     for arg, x in zip(after.args, fwd):
         e.bind(arg, e.v(x))
@@ -112,5 +131,10 @@ def _while(e: Emitter, op: Operation) -> None:
         f.emit("OpCopyObject", e.reg(arg.type), nid, y)
     f.branch(header)
     f.label(merge)
+    if replay:  # run the condition again on the header values (see loopcap)
+        loopcap.replay_before(e, op, header_values, lambda: e.block(before))
+        still = e.v(cond)
+    if still:
+        loopcap.report_if(e, op, still)
     for r, x in zip(op.results, fwd):
         e.bind(r, e.v(x))

@@ -67,6 +67,9 @@ class SpirvKernel:
     asserts: tuple[tuple[str, str, int, int], ...]
     local_bytes: int
     target_env: str
+    loops: tuple[tuple[str, int, int], ...] = ()  # (file, line, col) of each loop checked for a driver cut
+    loop_limit: int = 0  # Target.max_loop_iterations the shader was emitted for (0: no checks)
+    params_binding: str = "push"  # Target.params_binding: "push" constants or a "uniform" buffer
 
 
 class Emitter:
@@ -82,6 +85,7 @@ class Emitter:
         self.arrays: dict[int, tuple[int, MemRefType, str]] = {}  # id(value) -> (var, type, storage class)
         self.builtins: dict[str, int] = {}
         self.prints: list[PrintSpec] = []
+        self.loops: list[tuple[str, int, int]] = []
         self.uses_float_atomics = False
         self.f = FunctionBuilder(self.m, self.m.t_void(), name=str(func.attributes["sym_name"]))
 
@@ -111,7 +115,7 @@ class Emitter:
             m.extension("SPV_KHR_physical_storage_buffer")
         m.memory_model("PhysicalStorageBuffer64", "GLSL450")
         arg_types = tuple(a.type for a in self.func.regions[0].block.args)
-        self.layout = abi.param_layout(list(arg_types), self.target.max_push_constants)
+        self.layout = abi.param_layout(list(arg_types), self.root_bytes)
         self._load_params(arg_types)
         self.block(self.func.regions[0].block)
         f.emit("OpReturn")
@@ -132,7 +136,28 @@ class Emitter:
             asserts=tuple(self.func.attributes.get("asserts") or ()),
             local_bytes=int(self.func.attributes.get("local_bytes") or 0),
             target_env=self.target.env,
+            loops=tuple(self.loops),
+            loop_limit=self.target.max_loop_iterations,
+            params_binding=self.target.params_binding,
         )
+
+    @property
+    def uniform_params(self) -> bool:
+        return self.target.params_binding == "uniform"
+
+    @property
+    def root_bytes(self) -> int:
+        """Bytes the root parameter storage (push constants or the uniform buffer) holds."""
+        return abi.UNIFORM_PARAM_BYTES if self.uniform_params else self.target.max_push_constants
+
+    def _root_variable(self, struct_t: int, name: str) -> tuple[int, str]:
+        """The push-constant (or uniform-buffer) variable holding ``struct_t``, and its storage class."""
+        storage = "Uniform" if self.uniform_params else "PushConstant"
+        var = self.m.global_variable(self.m.t_ptr(storage, struct_t), storage, name)
+        if self.uniform_params:
+            self.m.decorate(var, "DescriptorSet", 0)
+            self.m.decorate(var, "Binding", 0)
+        return var, storage
 
     def _float_controls(self, fid: int) -> None:
         """Forbid the driver's unsafe float folds (``x*0 -> 0``, ``x-x -> 0``) for every float width used."""
@@ -163,13 +188,13 @@ class Emitter:
             push = m.t_struct([t.u64], "push")
             m.decorate(push, "Block")
             m.member_decorate(push, 0, "Offset", 0)
-            pvar = m.global_variable(m.t_ptr("PushConstant", push), "PushConstant", "push")
-            addr = f.op("OpLoad", t.u64, f.op("OpAccessChain", m.t_ptr("PushConstant", t.u64), pvar, self.ci32(0)))
+            pvar, root = self._root_variable(push, "push")
+            addr = f.op("OpLoad", t.u64, f.op("OpAccessChain", m.t_ptr(root, t.u64), pvar, self.ci32(0)))
             base = f.op("OpConvertUToPtr", m.t_ptr("PhysicalStorageBuffer", st), addr)
             storage, access = "PhysicalStorageBuffer", [g.MEMORY_ACCESS["Aligned"], 8]
         else:
-            base = m.global_variable(m.t_ptr("PushConstant", st), "PushConstant", "params")
-            storage, access = "PushConstant", []
+            base, storage = self._root_variable(st, "params")
+            access = []
 
         def member(k: int) -> int:
             ptr = f.op("OpAccessChain", m.t_ptr(storage, members[k]), base, self.ci32(k))
@@ -223,6 +248,20 @@ class Emitter:
 
     def cu32(self, v: int) -> int:
         return self.m.const(self.t.u32, v)
+
+    def int_zero(self, rt: int) -> int:
+        """Integer 0 of type ``rt`` that the driver cannot fold (read from the parameter block)."""
+        info = self.m.info[rt]
+        z = self.opaque_zero
+        if info.bits != 32:
+            z = self.f.op("OpUConvert", self.t.int_t(info.bits, False), z)
+        return self.f.bitcast(rt, z) if info.signed else z
+
+    def record_status(self, code: int) -> None:
+        """Write ``code`` into the status word unless an earlier failure is already recorded there."""
+        ptr = self.f.op("OpConvertUToPtr", self.m.t_ptr("PhysicalStorageBuffer", self.t.u32), self.status)
+        dev, relaxed = self.cu32(g.SCOPE["Device"]), self.cu32(0)
+        self.f.op("OpAtomicCompareExchange", self.t.u32, ptr, dev, relaxed, relaxed, self.cu32(code), self.cu32(0))
 
     def builtin(self, name: str) -> int:
         """Load component-vector builtin ``name`` (a uvec3 Input variable)."""

@@ -144,16 +144,8 @@ handles("wi.atomic_cas")(atomic_cas)
 
 @handles("wi.assert")
 def _assert(e: Emitter, op: Operation) -> None:
-    f = e.f
-    failed = f.lnot(e.v(op.operands[0]))
-
-    def record() -> None:
-        ptr = f.op("OpConvertUToPtr", e.m.t_ptr("PhysicalStorageBuffer", e.t.u32), e.status)
-        dev, relaxed = e.cu32(g.SCOPE["Device"]), e.cu32(0)
-        f.op("OpAtomicCompareExchange", e.t.u32, ptr, dev, relaxed, relaxed, e.cu32(int(op.attributes["id"])),
-             e.cu32(0))
-
-    e.structured_if(failed, record)
+    failed = e.f.lnot(e.v(op.operands[0]))
+    e.structured_if(failed, lambda: e.record_status(int(op.attributes["id"])))
 
 
 @handles("wi.print")

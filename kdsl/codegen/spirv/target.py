@@ -43,6 +43,12 @@ class Target:
     max_push_constants: int = 128
     max_workgroup_size: int = 1024
     max_shared_memory: int = 32768
+    # the driver's cap on loop passes per invocation (llvmpipe: 65535; 0 = no cap). When set, every
+    # loop exit checks whether the driver cut the loop short and reports it (docs/VULKAN.md)
+    max_loop_iterations: int = 0
+    # where the parameter block comes from: "push" (push constants) or "uniform" (a dynamic uniform
+    # buffer at set 0, binding 0: lavapipe leaks host memory on every dispatch that pushes constants)
+    params_binding: str = "push"
     extra: dict[str, bool] = field(default_factory=dict)
 
     @property

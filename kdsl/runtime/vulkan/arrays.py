@@ -12,9 +12,10 @@ memory; device arrays instead keep their one allocation for their lifetime.
 ``write``/``read`` are then a ``memcpy`` into/out of the mapping (a staging
 copy on devices without host-visible memory).
 
-Launches are synchronous on this backend (one command buffer, waited on), so
-``synchronize`` has nothing to wait for; ``read`` is always after every
-launch issued before it.
+Launches whose pointer arguments are all device arrays are asynchronous
+(:mod:`kdsl.runtime.vulkan.inflight`): ``synchronize``, ``read`` and
+``write`` first wait for every launch in flight (and raise the first kernel
+failure among them), so a read always sees every launch issued before it.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class VulkanBuffer:
     def __del__(self) -> None:
         # no lock here: the collector may run inside a launch that holds it;
         # the runtime frees deferred allocations at its next allocation/launch
-        self.rt.to_free.append(self.alloc)
+        self.rt.to_free.append((self.alloc, self.rt.inflight.submitted))
 
 
 class VulkanDevice:
@@ -80,16 +81,20 @@ class VulkanDevice:
         if not raw.nbytes:
             return
         with self.rt.device.lock:
+            self.rt.inflight.drain()  # launches issued before the write must not see it
             self.rt.upload([(buffer.view(offset, raw.nbytes), raw)])
 
     def read(self, buffer: VulkanBuffer, dst: np.ndarray[Any, Any], offset: int = 0) -> None:
         if not dst.nbytes:
             return
         with self.rt.device.lock:
+            self.rt.inflight.drain()
             self.rt.download(buffer.view(offset, dst.nbytes), dst.reshape(-1))
 
     def synchronize(self) -> None:
-        return None  # launches and copies already waited for their fence
+        """Wait for the asynchronous launches; raises the first failure among them."""
+        with self.rt.device.lock:
+            self.rt.inflight.drain()
 
 
 _DEVICES: dict[int, VulkanDevice] = {}  # cache: one per live runtime

@@ -62,7 +62,7 @@ class Submitter:
         ai.level = vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY
         self.alloc_info = ai
         self.retired: list[tuple[Any, Any]] = []  # (command buffer, fence) of timed-out submissions
-        self.cmd, self.fence = self._new_pair()
+        self.cmd, self.fence = self.new_pair()
         qi = vk.VkQueryPoolCreateInfo(queryType=vk.VK_QUERY_TYPE_TIMESTAMP, queryCount=2)
         qi.queryType = vk.VK_QUERY_TYPE_TIMESTAMP
         self.queries = vk.vkCreateQueryPool(dev, qi, None)
@@ -73,14 +73,15 @@ class Submitter:
         device.closers.append(self.release)
         device.pending.append(lambda: not self.reap())
 
-    def _new_pair(self) -> tuple[Any, Any]:
+    def new_pair(self) -> tuple[Any, Any]:
+        """A fresh primary command buffer (from this pool) and an unsignalled fence."""
         dev = self.device.device
         return vk.vkAllocateCommandBuffers(dev, self.alloc_info)[0], vk.vkCreateFence(dev, vk.VkFenceCreateInfo(), None)
 
     def _retire_current(self) -> None:
         """The current pair is still pending: keep it aside and start a fresh one."""
         self.retired.append((self.cmd, self.fence))
-        self.cmd, self.fence = self._new_pair()
+        self.cmd, self.fence = self.new_pair()
         self.submit_info = vk.VkSubmitInfo(pCommandBuffers=[self.cmd])
         self.fences = [self.fence]
 

@@ -92,13 +92,50 @@ class Features:
         )
 
 
-def _preserve_float(phys: Any) -> tuple[bool, bool, bool]:
+LLVMPIPE_LOOP_LIMIT = 65535  # Mesa gallivm's LP_MAX_TGSI_LOOP_ITERATIONS
+
+
+@dataclass(frozen=True)
+class DriverInfo:
+    """What ``VkPhysicalDeviceVulkan12Properties`` says about the driver (codegen facts)."""
+
+    driver_id: int
+    description: str  # e.g. "llvmpipe, Mesa 22.3.6 (LLVM 15.0.6)"
+    preserve_float: tuple[bool, bool, bool]
+
+    @property
+    def loop_limit(self) -> int:
+        """Loop passes one shader invocation may make (0: no cap).
+
+        WHY: llvmpipe/lavapipe guards against endless shader loops with one
+        counter per invocation (per SIMD group of invocations) that every pass
+        of every loop decrements from 65535; at 0 the loop is left silently.
+        The emitter then checks each loop's exit (``Target.max_loop_iterations``).
+        """
+        return LLVMPIPE_LOOP_LIMIT if self.driver_id == vk.VK_DRIVER_ID_MESA_LLVMPIPE else 0
+
+    @property
+    def params_binding(self) -> str:
+        """"uniform" where pushing constants leaks host memory per dispatch (lavapipe), else "push"."""
+        return "uniform" if self.driver_id == vk.VK_DRIVER_ID_MESA_LLVMPIPE else "push"
+
+
+def _driver_info(phys: Any, device_name: str) -> DriverInfo:
     p12 = _new("VkPhysicalDeviceVulkan12Properties", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES)
     p2 = _new("VkPhysicalDeviceProperties2", vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2)
     p2.pNext = p12
     vk.vkGetPhysicalDeviceProperties2(phys, p2)
-    return (bool(p12.shaderSignedZeroInfNanPreserveFloat16), bool(p12.shaderSignedZeroInfNanPreserveFloat32),
-            bool(p12.shaderSignedZeroInfNanPreserveFloat64))
+    driver_id = int(p12.driverID)
+    if driver_id == 0 and "llvmpipe" in device_name.lower():  # a loader that does not fill driverID
+        driver_id = vk.VK_DRIVER_ID_MESA_LLVMPIPE
+    name, info = ffi.string(p12.driverName).decode(), ffi.string(p12.driverInfo).decode()
+    return DriverInfo(
+        driver_id=driver_id,
+        description=f"{name or device_name}, {info}" if info else (name or device_name),
+        preserve_float=(bool(p12.shaderSignedZeroInfNanPreserveFloat16),
+                        bool(p12.shaderSignedZeroInfNanPreserveFloat32),
+                        bool(p12.shaderSignedZeroInfNanPreserveFloat64)),
+    )
 
 
 def _create_instance() -> Any:
@@ -167,7 +204,10 @@ class Device:
             feats.with_atomic_float()
         vk.vkGetPhysicalDeviceFeatures2(self.physical, feats.f2)
         self.target = feats.target(self.info)
-        self.target.preserve_float = _preserve_float(self.physical)
+        self.driver = _driver_info(self.physical, self.info.name)
+        self.target.preserve_float = self.driver.preserve_float
+        self.target.max_loop_iterations = self.driver.loop_limit
+        self.target.params_binding = self.driver.params_binding
         enabled_exts = ["VK_EXT_shader_atomic_float"] if "VK_EXT_shader_atomic_float" in exts else []
         queue_info = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.family, queueCount=1, pQueuePriorities=[1.0])
         queue_info.queueFamilyIndex = self.family  # the package drops zero-valued fields

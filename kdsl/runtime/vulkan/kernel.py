@@ -6,7 +6,11 @@ lavapipe; a staging copy elsewhere), the parameter block is packed (device
 addresses + scalars), one command buffer dispatches the grid (split into
 ``vkCmdDispatchBase`` pieces beyond ``maxComputeWorkGroupCount``), the fence
 is waited on, written arrays are copied back and the status buffer is read
-for prints and failed asserts.
+for prints, failed asserts and loops the driver cut short.
+
+A launch whose pointer arguments are all device arrays (and that does not
+print) is submitted without waiting (:mod:`kdsl.runtime.vulkan.inflight`);
+every synchronous launch first waits for those.
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ import numpy as np
 import vulkan as vk
 
 from kdsl.codegen.spirv import SpirvKernel, abi
-from kdsl.errors import DeviceAssertionError, LaunchError
+from kdsl.errors import DeviceAssertionError, KernelRuntimeError, LaunchError
 from kdsl.ir.core import Location
 from kdsl.ir.types import PointerType, ScalarType
 from kdsl.runtime.device_array import DeviceArray
+from kdsl.runtime.vulkan import inflight
 from kdsl.runtime.vulkan.arrays import VulkanBuffer
 from kdsl.runtime.vulkan.commands import KernelTimeout
 from kdsl.runtime.vulkan.memory import Allocation
+from kdsl.runtime.vulkan.pipeline import Pipeline
 from kdsl.runtime.vulkan.runtime import Runtime, get_runtime
 
 ffi = vk.ffi
@@ -98,7 +104,8 @@ class VulkanKernel:
         self.name = spirv.name
         layout = spirv.params
         self.push_size = 8 if layout.in_buffer else layout.size
-        self.pipeline = rt.pipelines.get(spirv.binary, spirv.name, self.push_size)
+        self.uniform = spirv.params_binding == "uniform"  # see kdsl.runtime.vulkan.params
+        self.pipeline = self._pipeline(rt)
         self.params: list[tuple[str, bool, Callable[[Any], Any] | None, str]] = []
         for i, (t, n, slot) in enumerate(zip(spirv.arg_types, spirv.arg_names, layout.slots)):
             fmt = _PACK[(slot.kind, slot.size)]
@@ -107,6 +114,8 @@ class VulkanKernel:
             else:
                 assert isinstance(t, ScalarType)
                 self.params.append((n, False, _scalar_binder(t, n), fmt))
+        self.pointers = [i for i, (_, _, bind, _) in enumerate(self.params) if bind is None]
+        self.status_used = bool(spirv.prints or spirv.asserts or spirv.loops)
         self.profile = False
         self.last_elapsed_ns: float | None = None
 
@@ -122,29 +131,51 @@ class VulkanKernel:
         with rt.device.lock:
             if rt.held:
                 rt.release_held()
+            flight = rt.inflight.acquire() if self._goes_async(args) else None
+            if flight is None:
+                rt.inflight.drain()  # a synchronous launch sees (and reports) every earlier one
             if rt.to_free:
                 rt.drain_frees()
             allocs: list[Allocation] = []
+            submitted = rt.inflight.submitted
             try:
-                self._launch(grid, args, allocs)
+                self._launch(grid, args, allocs, flight)
             except KernelTimeout:
                 rt.hold(allocs)  # the kernel may still write them
+                raise
+            except BaseException:
+                if flight is not None and rt.inflight.submitted == submitted:
+                    rt.inflight.give_back(flight)
                 raise
             finally:
                 for a in allocs:
                     rt.allocator.free(a)
 
+    def _goes_async(self, args: Sequence[Any]) -> bool:
+        """Only device arrays (nothing to copy back), no prints, no profiling: see ``inflight``."""
+        if inflight.MAX_IN_FLIGHT <= 0 or self.spirv.prints or self.profile:
+            return False
+        return all(isinstance(args[i], DeviceArray) for i in self.pointers)
+
     def _rebind(self) -> Runtime:
         """After a lost device: the new device's runtime and a pipeline created on it."""
         self.rt = rt = get_runtime()
-        self.pipeline = rt.pipelines.get(self.spirv.binary, self.spirv.name, self.push_size)
+        self.pipeline = self._pipeline(rt)
         return rt
 
-    def _launch(self, grid: tuple[int, int, int], args: Sequence[Any], allocs: list[Allocation]) -> None:
+    def _pipeline(self, rt: Runtime) -> Pipeline:
+        set_layout = rt.uniform_params().set_layout if self.uniform else None
+        return rt.pipelines.get(self.spirv.binary, self.spirv.name, self.push_size, set_layout)
+
+    def _launch(self, grid: tuple[int, int, int], args: Sequence[Any], allocs: list[Allocation],
+                flight: Any = None) -> None:
+        """Copy in, pack, dispatch; synchronous (wait, copy back, check status) unless ``flight``
+        (an ``InFlight`` slot: then submitted without waiting)."""
         rt = self.rt
         layout = self.spirv.params
         block = bytearray(layout.size)
-        struct.pack_into("<Qiii", block, 0, rt.status.address, *grid)
+        status = rt.status if flight is None else rt.inflight.status_slot(flight)
+        struct.pack_into("<Qiii", block, 0, status.address, *grid)
         copies: list[tuple[Allocation, np.ndarray, bool]] = []
         for (name, written, bind, fmt), slot, v in zip(self.params, layout.slots, args):
             if bind is not None:
@@ -155,7 +186,8 @@ class VulkanKernel:
                     raise LaunchError("device array does not belong to this Vulkan device", name)
                 struct.pack_into("<Q", block, slot.offset, v.buffer.address + v.offset)
                 continue
-            if not hasattr(v, "__array_interface__") and not isinstance(v, np.ndarray):
+            # isinstance first: every read of ndarray.__array_interface__ leaks memory in numpy 2.4
+            if not isinstance(v, np.ndarray) and not hasattr(v, "__array_interface__"):
                 raise LaunchError(f"expected an array for a pointer parameter, got {type(v).__name__}", name)
             host = _host_view(v, name)
             a = rt.allocator.alloc(max(host.nbytes, 16))
@@ -163,50 +195,73 @@ class VulkanKernel:
             copies.append((a, host, written))
             struct.pack_into("<Q", block, slot.offset, a.address)
         rt.upload([(a, _byte_view(h)) for a, h, _ in copies])
-        status_used = bool(self.spirv.prints or self.spirv.asserts)
-        if status_used:
-            rt.status.host()[:16] = 0
         push = block
         if layout.in_buffer:
             pa = rt.allocator.alloc(len(block))
             allocs.append(pa)
             rt.upload([(pa, np.frombuffer(bytes(block), np.uint8))])
             push = bytearray(struct.pack("<Q", pa.address))
-        self._dispatch(grid, push)
+        record = self._recorder(grid, push)
+        if flight is not None:
+            rt.inflight.submit(flight, record, self._check_status if self.status_used else None, allocs)
+            self.last_elapsed_ns = None
+            return
+        if self.status_used:
+            rt.status.host()[:16] = 0
+        self.last_elapsed_ns = rt.submitter.run(record, timing=self.profile, what=f"kernel '{self.name}'")
         for a, host, written in copies:
             if written:
                 rt.download(a, host)
-        if status_used:
-            self._check_status()
+        if self.status_used:
+            self._check_status(rt.status.host())
 
-    def _dispatch(self, grid: tuple[int, int, int], push: bytearray) -> None:
+    def _recorder(self, grid: tuple[int, int, int], push: bytearray) -> Callable[[Any], None]:
+        """The commands of one launch (the parameter block goes into the ring now)."""
         rt, p = self.rt, self.pipeline
-        data = ffi.from_buffer(push)
+        params = rt.uniform_params() if self.uniform else None
+        offset = params.write(push) if params is not None else 0
+        data = ffi.from_buffer(push) if params is None else None
         pieces = _dispatch_pieces(grid, rt.device.info.max_group_count)
 
         def record(cmd: Any) -> None:
             vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline)
-            vk.vkCmdPushConstants(cmd, p.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, len(push), data)
+            if params is not None:
+                params.bind(cmd, p.layout, offset)
+            else:
+                vk.vkCmdPushConstants(cmd, p.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, len(push), data)
             if len(pieces) == 1:
                 vk.vkCmdDispatch(cmd, *grid)
                 return
             for piece in pieces:
                 vk.vkCmdDispatchBase(cmd, *piece)
 
-        self.last_elapsed_ns = rt.submitter.run(record, timing=self.profile, what=f"kernel '{self.name}'")
+        return record
 
     # --- status: prints and asserts -------------------------------------------------------------
-    def _check_status(self) -> None:
-        raw = self.rt.status.host()
+    def _check_status(self, raw: np.ndarray) -> None:
+        """Print what the launch printed; raise its failed assert or loop cut (``raw``: its status bytes)."""
         head = raw[:16].view(np.uint32)
         if self.spirv.prints:
             self._flush_prints(raw, int(head[1]))
         aid = int(head[0])
         if aid == 0:
             return
+        if aid >= abi.STATUS_LOOP_CUT:
+            raise self._loop_cut(aid - abi.STATUS_LOOP_CUT)
         message, file, line, col = self.spirv.asserts[aid - 1]
         raise DeviceAssertionError(f"device assertion failed in kernel '{self.name}': {message}",
                                    Location(file, line, col))
+
+    def _loop_cut(self, index: int) -> KernelRuntimeError:
+        file, line, col = self.spirv.loops[index]
+        return KernelRuntimeError(
+            f"kernel '{self.name}' exceeded the Vulkan driver's loop limit: {self.rt.device.driver.description} "
+            f"stops a shader invocation after {self.spirv.loop_limit} loop iterations in total (all loops of one "
+            "program instance together, including the element loops kdsl generates), so this loop was cut short "
+            "and the results would be wrong. Split the work over more programs (a bigger grid, shorter loops), "
+            "or run this kernel on another backend (cpu, opencl)",
+            Location(file, line, col),
+        )
 
     def _flush_prints(self, raw: np.ndarray, used: int) -> None:
         records = raw[abi.STATUS_RECORDS:abi.STATUS_RECORDS + min(used, abi.PRINT_CAPACITY)]

@@ -1,7 +1,9 @@
 """Shader modules, pipeline layouts, compute pipelines and the persistent pipeline cache.
 
-No descriptor sets: every kernel parameter (pointers are device addresses)
-travels in push constants, so a pipeline layout is one push-constant range.
+No per-array descriptors: every kernel parameter (pointers are device
+addresses) travels in one block, so a pipeline layout is one push-constant
+range -- or, on lavapipe, the one dynamic-uniform-buffer set layout of
+:mod:`kdsl.runtime.vulkan.params`.
 Pipelines are created with ``VK_PIPELINE_CREATE_DISPATCH_BASE_BIT`` so that
 grids larger than ``maxComputeWorkGroupCount`` run as several
 ``vkCmdDispatchBase`` calls whose ``WorkgroupId`` continues where the last
@@ -90,16 +92,20 @@ class Pipelines:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
 
-    def get(self, spirv: bytes, entry: str, push_size: int) -> Pipeline:
-        key = (hashlib.sha256(spirv).hexdigest() + entry, push_size)
+    def get(self, spirv: bytes, entry: str, push_size: int, set_layout: Any = None) -> Pipeline:
+        """The pipeline of ``spirv``; parameters in push constants, or in the set of ``set_layout``."""
+        key = (hashlib.sha256(spirv).hexdigest() + entry, push_size if set_layout is None else -1)
         if key in self.by_key:
             return self.by_key[key]
         dev = self.device.device
         smi = vk.VkShaderModuleCreateInfo(codeSize=len(spirv), pCode=spirv)
         module = vk.vkCreateShaderModule(dev, smi, None)
-        rng = vk.VkPushConstantRange(stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT, offset=0, size=push_size)
-        rng.offset = 0
-        pli = vk.VkPipelineLayoutCreateInfo(pPushConstantRanges=[rng])
+        if set_layout is not None:
+            pli = vk.VkPipelineLayoutCreateInfo(pSetLayouts=[set_layout])
+        else:
+            rng = vk.VkPushConstantRange(stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT, offset=0, size=push_size)
+            rng.offset = 0
+            pli = vk.VkPipelineLayoutCreateInfo(pPushConstantRanges=[rng])
         layout = vk.vkCreatePipelineLayout(dev, pli, None)
         stage = vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module, pName=entry)
         cpi = vk.VkComputePipelineCreateInfo(stage=stage, layout=layout,

@@ -17,7 +17,9 @@ import vulkan as vk
 from kdsl.codegen.spirv import abi
 from kdsl.runtime.vulkan.commands import Submitter
 from kdsl.runtime.vulkan.device import Device, get_device
+from kdsl.runtime.vulkan.inflight import InFlight
 from kdsl.runtime.vulkan.memory import Allocation, Allocator
+from kdsl.runtime.vulkan.params import UniformParams
 from kdsl.runtime.vulkan.pipeline import Pipelines
 
 ffi = vk.ffi
@@ -32,12 +34,30 @@ class Runtime:
         self.status = self.allocator.alloc(abi.STATUS_BYTES, staging=True)
         self.status.host()[:] = 0
         self.held: list[tuple[Any, list[Allocation]]] = []  # (retired fence, allocations it may use)
-        self.to_free: list[Allocation] = []  # from collected device arrays (appended without the lock)
+        # from collected device arrays (appended without the lock), each with the number of launches
+        # submitted when it was freed: the memory is reused once those have finished
+        self.to_free: list[tuple[Allocation, int]] = []
+        self.inflight = InFlight(self.submitter, self.allocator)
+        self._uniform_params: UniformParams | None = None
+
+    def uniform_params(self) -> UniformParams:
+        """The parameter ring of "uniform" kernels (created at first use)."""
+        if self._uniform_params is None:
+            self._uniform_params = UniformParams(self.allocator)
+        return self._uniform_params
 
     def drain_frees(self) -> None:
-        """Free what collected device arrays left behind (call with the device lock held)."""
+        """Free what collected device arrays left behind and no launch in flight may still use
+        (call with the device lock held)."""
+        done = self.inflight.completed
+        keep = []
         while self.to_free:
-            self.allocator.free(self.to_free.pop())
+            alloc, tag = self.to_free.pop()
+            if tag <= done:
+                self.allocator.free(alloc)
+            else:
+                keep.append((alloc, tag))
+        self.to_free.extend(keep)
 
     def hold(self, allocs: list[Allocation]) -> None:
         """Keep ``allocs`` reserved until the just-retired (timed-out) submission ends."""

@@ -1,0 +1,173 @@
+"""Asynchronous launches: kernels whose arguments are all device arrays do not wait.
+
+A launch whose pointer arguments are all device arrays (nothing to copy back),
+without ``print`` and without profiling, is recorded into one of
+:data:`MAX_IN_FLIGHT` command buffers, submitted, and returned from at once.
+Everything that lets the host see device memory waits for all of them first
+(:meth:`InFlight.drain`): ``kdsl.synchronize()``, a device array's
+``read``/``write``, every synchronous launch, and freeing the memory of a
+collected device array once a later submission might still use it.
+
+Ordering: each command buffer starts with a compute-to-compute memory
+barrier, whose first scope is every command submitted earlier to the queue, so
+a kernel sees what the kernels launched before it wrote.
+
+Errors: each in-flight launch gets its own 64-byte status slot (assert /
+loop-cut word and the masked-load scratch, see :mod:`kdsl.codegen.spirv.abi`).
+The first failure found is raised by the next ``drain`` -- the next
+synchronize, device-array read/write or synchronous launch -- naming the
+kernel that failed, as CUDA reports asynchronous errors.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import vulkan as vk
+
+from kdsl.codegen.spirv import abi
+from kdsl.errors import KernelRuntimeError
+from kdsl.runtime.vulkan.commands import DeviceLost, KernelTimeout, Submitter, timeout_seconds
+from kdsl.runtime.vulkan.memory import Allocation, Allocator
+
+SLOTS = 8  # status slots (and at most this many command buffers) for launches in flight
+MAX_IN_FLIGHT = 8  # submissions not yet waited for (<= SLOTS); 0 makes every launch synchronous
+SLOT_BYTES = abi.STATUS_RECORDS  # status word, print cursor, scratch: no print records
+_STAGES = vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT
+_ACCESS = vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT
+
+# checks the status slot of a finished launch; raises the kernel's error
+StatusCheck = Callable[[np.ndarray], None]
+
+
+@dataclass
+class _Slot:
+    cmd: Any
+    fence: Any
+    index: int
+    submit_info: Any = None
+    check: StatusCheck | None = None
+    allocs: list[Allocation] = field(default_factory=list)
+
+
+class InFlight:
+    """The command buffers, fences and status slots of asynchronous launches (see module doc)."""
+
+    def __init__(self, submitter: Submitter, allocator: Allocator) -> None:
+        self.submitter = submitter
+        self.allocator = allocator
+        self.device = submitter.device
+        self.status = allocator.alloc(SLOTS * SLOT_BYTES, staging=True)
+        self.created = 0
+        self.error: KernelRuntimeError | None = None  # the first failure found, raised by drain()
+        self.idle: list[_Slot] = []
+        self.pending: deque[_Slot] = deque()
+        self.submitted = 0  # launches submitted so far (frees are tagged with it)
+        self.completed = 0  # launches known finished, in submission order
+        self.barrier = vk.VkMemoryBarrier(srcAccessMask=_ACCESS, dstAccessMask=_ACCESS)
+        self.begin_info = vk.VkCommandBufferBeginInfo(flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)
+        self.device.closers.append(self.release)
+
+    # --- slots -------------------------------------------------------------------------------
+    def acquire(self) -> _Slot:
+        """A free slot (waiting for the oldest launch when :data:`MAX_IN_FLIGHT` are in flight)."""
+        while self.pending and len(self.pending) >= min(MAX_IN_FLIGHT, SLOTS):
+            self._retire(wait=True)  # the cap: wait for the oldest
+        self._reap()
+        if self.idle:
+            return self.idle.pop()
+        cmd, fence = self.submitter.new_pair()
+        self.created += 1
+        return _Slot(cmd, fence, self.created - 1)
+
+    def give_back(self, slot: _Slot) -> None:
+        """Return a slot acquired for a launch that was not submitted after all."""
+        self.idle.append(slot)
+
+    def status_slot(self, slot: _Slot) -> Allocation:
+        return Allocation(self.status.block, self.status.offset + slot.index * SLOT_BYTES, SLOT_BYTES)
+
+    # --- submit ------------------------------------------------------------------------------
+    def submit(self, slot: _Slot, record: Callable[[Any], None], check: StatusCheck | None,
+               allocs: list[Allocation]) -> None:
+        """Record ``record(cmd)`` after a barrier into ``slot`` and submit it without waiting.
+
+        ``check`` gets the launch's status slot (zeroed here) once it has
+        finished; ``allocs`` are freed then (they belong to the launch, e.g. a
+        parameter buffer) and the list is emptied.
+        """
+        self.status_slot(slot).host()[:] = 0
+        cmd = slot.cmd
+        vk.vkBeginCommandBuffer(cmd, self.begin_info)
+        vk.vkCmdPipelineBarrier(cmd, _STAGES, _STAGES, 0, 1, [self.barrier], 0, None, 0, None)
+        record(cmd)
+        vk.vkEndCommandBuffer(cmd)
+        if slot.submit_info is None:
+            slot.submit_info = vk.VkSubmitInfo(pCommandBuffers=[cmd])
+        try:
+            vk.vkQueueSubmit(self.device.queue, 1, [slot.submit_info], slot.fence)
+        except vk.VkErrorDeviceLost as exc:
+            self.device.lost = True
+            raise DeviceLost(f"vulkan: device lost at submission ({exc!r})") from None
+        slot.check, slot.allocs = check, list(allocs)
+        allocs.clear()
+        self.pending.append(slot)
+        self.submitted += 1
+
+    # --- completion ----------------------------------------------------------------------------
+    def _reap(self) -> None:
+        """Retire the finished launches at the head of the queue (no waiting)."""
+        while self.pending and vk.lib.vkGetFenceStatus(self.device.device, self.pending[0].fence) == vk.VK_SUCCESS:
+            self._retire(wait=False)
+
+    def _retire(self, wait: bool) -> None:
+        """Finish the oldest launch; a kernel failure is kept for :meth:`drain` to raise."""
+        slot = self.pending[0]
+        dev = self.device.device
+        if wait:
+            limit = timeout_seconds()
+            try:
+                vk.vkWaitForFences(dev, 1, [slot.fence], vk.VK_TRUE, int(limit * 1e9))
+            except vk.VkTimeout:
+                raise KernelTimeout(
+                    f"vulkan: an asynchronous launch did not finish within {limit:g} s (KDSL_VULKAN_TIMEOUT); "
+                    "it may still be running"
+                ) from None
+            except vk.VkErrorDeviceLost as exc:
+                self.device.lost = True
+                raise DeviceLost(f"vulkan: device lost while waiting for an asynchronous launch ({exc!r})") from None
+        self.pending.popleft()
+        vk.vkResetFences(dev, 1, [slot.fence])
+        self.completed += 1
+        check, allocs = slot.check, slot.allocs
+        slot.check, slot.allocs = None, []
+        for a in allocs:
+            self.allocator.free(a)
+        raw = self.status_slot(slot).host().copy()
+        self.idle.append(slot)
+        if check is None:
+            return
+        try:
+            check(raw)
+        except KernelRuntimeError as exc:
+            self.error = self.error or exc
+
+    def drain(self) -> None:
+        """Wait for every launch in flight; then raise the first failure of one of them, if any."""
+        while self.pending:
+            self._retire(wait=True)
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+    def release(self) -> None:
+        dev = self.device.device
+        for slot in list(self.pending) + self.idle:
+            vk.vkDestroyFence(dev, slot.fence, None)
+            vk.vkFreeCommandBuffers(dev, self.submitter.pool, 1, [slot.cmd])
+        self.pending.clear()
+        self.idle.clear()

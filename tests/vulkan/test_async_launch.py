@@ -1,0 +1,107 @@
+"""Launches on device arrays only are asynchronous: ordered, capped, errors at the next synchronize."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+import kdsl
+import kdsl.language as kl
+from kdsl.errors import KernelRuntimeError
+from kdsl.runtime.vulkan import VulkanBackend, inflight
+
+from . import vk_kernels as K
+
+
+@kdsl.kernel
+def inc_kernel(src, dst, n, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    m = offs < n
+    kl.store(dst + offs, kl.load(src + offs, mask=m) + 1, mask=m)
+
+
+@kdsl.kernel
+def long_loop_kernel(out, n, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+    acc = kl.zeros([BLOCK], dtype=kl.int32)
+    for _i in range(n):
+        acc = acc + 1
+    kl.store(out + kl.arange(0, BLOCK), acc)
+
+
+@pytest.fixture(autouse=True)
+def _vulkan() -> object:
+    with kdsl.backend("vulkan"):
+        yield
+        kdsl.synchronize()
+
+
+def _rt() -> object:
+    return VulkanBackend().device().rt
+
+
+def test_dependent_launches_run_in_order() -> None:
+    n = 3000
+    a = kdsl.tensor(np.zeros(n, np.float32))
+    b = kdsl.empty(n, np.float32)
+    grid = (kdsl.cdiv(n, 256),)
+    seen = 0
+    for _ in range(25):  # a -> b -> a ...: each launch reads what the one before wrote
+        inc_kernel[grid](a, b, n, BLOCK=256)
+        inc_kernel[grid](b, a, n, BLOCK=256)
+        seen = max(seen, len(_rt().inflight.pending))  # type: ignore[attr-defined]
+    assert 1 <= seen <= inflight.MAX_IN_FLIGHT  # really asynchronous, and capped
+    np.testing.assert_array_equal(a.numpy(), np.full(n, 50, np.float32))  # read waits for all
+    assert not _rt().inflight.pending  # type: ignore[attr-defined]
+
+
+def test_numpy_launch_and_write_wait_for_device_launches() -> None:
+    n = 1000
+    x = kdsl.tensor(np.arange(n, dtype=np.float32))
+    y = kdsl.empty(n, np.float32)
+    for _ in range(5):
+        inc_kernel[(4,)](x, y, n, BLOCK=256)
+        inc_kernel[(4,)](y, x, n, BLOCK=256)
+    host = np.zeros(n, np.float32)
+    K.add_kernel[(4,)](x, x, host, n, BLOCK=256)  # synchronous: sees the ten launches before it
+    np.testing.assert_array_equal(host, 2 * (np.arange(n) + 10))
+    inc_kernel[(4,)](x, y, n, BLOCK=256)
+    VulkanBackend().device().write(x.buffer, np.zeros(n, np.float32))  # after the launch that reads x
+    np.testing.assert_array_equal(y.numpy(), np.arange(n) + 11)
+
+
+def test_temporaries_freed_while_in_flight() -> None:
+    n = 1 << 16
+    acc = kdsl.tensor(np.zeros(n, np.float32))
+    for _ in range(30):
+        tmp = kdsl.empty(n, np.float32)
+        inc_kernel[(n // 1024,)](acc, tmp, n, BLOCK=1024)
+        inc_kernel[(n // 1024,)](tmp, acc, n, BLOCK=1024)
+        del tmp
+        gc.collect()  # the buffer goes back only after the launches using it have finished
+        kdsl.empty(n, np.float32)  # an allocation that could reuse it
+    np.testing.assert_array_equal(acc.numpy(), np.full(n, 60, np.float32))
+
+
+def test_failure_is_raised_at_synchronize_and_kdsl_stays_usable() -> None:
+    if VulkanBackend().target().max_loop_iterations == 0:
+        pytest.skip("needs a driver with a loop cap (lavapipe)")
+    out = kdsl.empty(8, np.int32)
+    long_loop_kernel[(1,)](out, 100, BLOCK=8)
+    long_loop_kernel[(1,)](out, 70_000, BLOCK=8)  # returns at once: the cut is found later
+    long_loop_kernel[(1,)](out, 200, BLOCK=8)
+    with pytest.raises(KernelRuntimeError, match="kernel 'long_loop_kernel' exceeded the Vulkan driver's loop"):
+        kdsl.synchronize()
+    kdsl.synchronize()  # reported once
+    long_loop_kernel[(1,)](out, 300, BLOCK=8)
+    np.testing.assert_array_equal(out.numpy(), np.full(8, 300, np.int32))
+
+
+def test_cap_zero_is_synchronous(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(inflight, "MAX_IN_FLIGHT", 0)
+    x = kdsl.tensor(np.zeros(256, np.float32))
+    y = kdsl.empty(256, np.float32)
+    inc_kernel[(1,)](x, y, 256, BLOCK=256)
+    assert not _rt().inflight.pending  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(y.numpy(), np.ones(256, np.float32))
