@@ -10,6 +10,7 @@ child process with both unset (its best kernel, the issue's reference).
 
 Usage: python bench/bench_matmul.py [--quick] [--sizes 256 512] [--backends opencl cpu]
        [--blocks 64 64 32] [--numpy-best] [--no-softmax]
+       [--fastest] [--repeat-scale K]
 """
 
 from __future__ import annotations
@@ -30,15 +31,18 @@ import kdsl
 from kdsl.ops.matmul import matmul
 from kdsl.ops.softmax import softmax
 
+STAT: Callable[[list[float]], float] = statistics.median  # ``--fastest``: min (least disturbed by other load)
+REPEAT_SCALE = 1  # ``--repeat-scale``: more repeats on a busy machine
+
 
 def seconds(fn: Callable[[], Any], repeats: int) -> float:
     fn()
     times = []
-    for _ in range(repeats):
+    for _ in range(repeats * REPEAT_SCALE):
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    return STAT(times)
 
 
 def numpy_best(n: int, repeats: int) -> float:
@@ -105,7 +109,12 @@ def main() -> None:
     ap.add_argument("--blocks", type=int, nargs=3, help="BLOCK_M BLOCK_N BLOCK_K (default: the op's choice)")
     ap.add_argument("--numpy-best", action="store_true", help="also time numpy with OPENBLAS_* unset (child)")
     ap.add_argument("--no-softmax", action="store_true")
+    ap.add_argument("--fastest", action="store_true", help="report the fastest repeat instead of the median")
+    ap.add_argument("--repeat-scale", type=int, default=1, help="multiply the number of repeats")
     args = ap.parse_args()
+    global STAT, REPEAT_SCALE
+    STAT = min if args.fastest else statistics.median
+    REPEAT_SCALE = max(1, args.repeat_scale)
     sizes = args.sizes or ([256, 512] if args.quick else [256, 512, 1024, 2048])
     backends = [b for b in args.backends if b in kdsl.available_backends()]
     blocks: tuple[int, int, int] | None = (args.blocks[0], args.blocks[1], args.blocks[2]) if args.blocks else None

@@ -8,6 +8,8 @@ Three kinds cover every level we have today:
   op (``arith.div``) carry the right meaning to every backend.
 * ``PointerType`` -- a pointer to global memory holding scalars of one type.
 * ``TileType`` -- a statically shaped, row-major block of scalars or pointers.
+* ``VectorType`` -- ``vector<16xf32>``: lanes of one register, only in the
+  work-item IR after vectorisation (``kdsl.lowering.vectorize``).
 
 Types are immutable, hashable values compared structurally, so passes can use
 them as dict keys and the printer/parser round-trip them exactly.
@@ -260,6 +262,45 @@ class MemRefType(Type):
         return self.element
 
 
+@dataclass(frozen=True)
+class VectorType(Type):
+    """``vector<NxT>``: ``lanes`` scalars of ``element`` held in one register.
+
+    Only the work-item IR uses it, after :mod:`kdsl.lowering.vectorize`: an
+    element loop that runs ``lanes`` slots per iteration computes with
+    vectors. ``arith``/``math`` ops act lane by lane (the scalar op's
+    semantics per lane); ``vector<Nxi1>`` is a lane mask. ``shape`` is
+    ``(lanes,)`` so the elementwise ops' shape checks apply unchanged.
+    """
+
+    lanes: int
+    element: ScalarType
+
+    def __post_init__(self) -> None:
+        if self.lanes < 2:
+            raise ValueError(f"a vector has >= 2 lanes, got {self.lanes}")
+        if not isinstance(self.element, ScalarType):
+            raise ValueError(f"vector of non-scalar {self.element}")
+
+    def text(self) -> str:
+        return f"vector<{self.lanes}x{self.element.text()}>"
+
+    @property
+    def scalar(self) -> ScalarType:
+        return self.element
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (self.lanes,)
+
+    def with_shape(self, shape: tuple[int, ...]) -> Type:
+        return VectorType(shape[0], self.element) if shape else self.element
+
+    def with_element(self, elem: ScalarType | PointerType) -> Type:
+        assert isinstance(elem, ScalarType)
+        return VectorType(self.lanes, elem)
+
+
 # Singletons for the scalar types, so code can write ``types.f32``.
 i1 = ScalarType("i1")
 i8 = ScalarType("i8")
@@ -317,6 +358,13 @@ def _parse_type_prefix(text: str) -> tuple[Type, str]:
         if not isinstance(melem, (ScalarType, PointerType)):
             raise TypeParseError(f"memref of non-scalar {m.group(2)!r}")
         return MemRefType(int(m.group(1)), melem, m.group(3)), rest
+    if text.startswith("vector<"):
+        inner, rest = _split_angle(text[6:])
+        m = re.match(r"(\d+)x(.*)$", inner)
+        velem = parse_type(m.group(2)) if m else None
+        if not m or not isinstance(velem, ScalarType):
+            raise TypeParseError(f"malformed vector type {text!r}")
+        return VectorType(int(m.group(1)), velem), rest
     if text.startswith("tile<"):
         inner, rest = _split_angle(text[4:])
         m = re.match(r"((?:\d+x)+)(.*)$", inner)

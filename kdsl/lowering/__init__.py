@@ -15,6 +15,7 @@ from kdsl.lowering import ops_collective, ops_control, ops_memory, ops_shape  # 
 from kdsl.lowering.layout import TUNABLES, Layout
 from kdsl.lowering.lowerer import Lowerer
 from kdsl.lowering.simplify import simplify
+from kdsl.lowering.vectorize import vectorize
 
 
 def lower_to_wi(
@@ -31,6 +32,8 @@ def lower_to_wi(
         raise CompilationError(f"opencl lowering: no tile.func named '{entry}'")
     wfunc = Lowerer(func, layout, local_limit, noalias).run()
     simplify(wfunc)
+    if layout.vector_width > 1:  # element loops -> vector<NxT> ops (docs/LOWERING.md "Vectorisation")
+        vectorize(wfunc, layout.vector_width)
     out = ModuleOp.empty(loc=module.loc)
     out.body.append(wfunc)
     return out

@@ -133,7 +133,10 @@ class Lowerer:
 
     def define(self, v: Value, rep: Rep) -> None:
         """Bind tile value ``v``; store expensive expressions that are read often."""
-        if isinstance(rep, Lazy) and rep.cost > 3:
+        # with one work-item a tile with an affine/bounds form stays lazy: block copies read the
+        # form, elementwise reads recompute a few integer ops (several work-items: stored as before)
+        keep = rep.form is not None and self.layout.num_threads == 1 if isinstance(rep, Lazy) else False
+        if isinstance(rep, Lazy) and rep.cost > 3 and not keep:
             parent = v.owner_op.parent if v.owner_op else None
             nested = any(u.parent is not parent for u, _ in v.uses)
             if len(v.uses) > 1 or nested:

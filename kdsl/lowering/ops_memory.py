@@ -11,6 +11,7 @@ from __future__ import annotations
 from kdsl.ir.core import Operation, Value
 from kdsl.ir.dialects import wi
 from kdsl.ir.types import PointerType
+from kdsl.lowering.block import try_block_load, try_block_store
 from kdsl.lowering.index import Index
 from kdsl.lowering.lowerer import Lowerer, lowers
 from kdsl.lowering.printing import lower_print_op, once
@@ -32,6 +33,8 @@ def lower_load(lw: Lowerer, op: Operation) -> None:
         ops = [lw.scalar(v) for v in op.operands]
         lw.vals[res] = lw.top.create(wi.GLoadOp, ops, [res.type]).result
         return
+    if try_block_load(lw, op):
+        return
     m = lw.new_mat(res.type.shape, res.type.scalar)
     reads = [lw.rep(v) for v in op.operands]
 
@@ -50,6 +53,8 @@ def lower_store(lw: Lowerer, op: Operation) -> None:
         lw.order_memory("store", uniform=True)
         ops = [lw.scalar(v) for v in op.operands]
         once(lw, lambda: lw.eb.create(wi.GStoreOp, ops))
+        return
+    if try_block_store(lw, op):
         return
     reads = [lw.rep(v) for v in op.operands]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kdsl.ir.core import Elementwise, Operation, Value
 from kdsl.ir.dialects import arith, math, tile, wi
+from kdsl.lowering import affine
 from kdsl.lowering.index import Index
 from kdsl.lowering.lowerer import Lowerer, lowers
 from kdsl.lowering.reps import Lazy, Rep, cost_of, leaves_of, merge_leaves
@@ -37,7 +38,8 @@ def lower_elementwise(lw: Lowerer, op: Operation) -> None:
         return
     if op.NAME == "arith.constant":
         c = lw.const(op.attributes["value"], res.type.scalar)
-        lw.define(res, Lazy(res.type.shape, res.type.scalar, lambda idx: c, {}, 0))
+        f = affine.of_constant(lw, op.attributes["value"], res.type.scalar, len(res.type.shape))
+        lw.define(res, Lazy(res.type.shape, res.type.scalar, lambda idx: c, {}, 0, f))
         return
     reps = [lw.rep(v) for v in op.operands]
     extra = 5 if op.NAME in _EXPENSIVE else 1
@@ -46,7 +48,7 @@ def lower_elementwise(lw: Lowerer, op: Operation) -> None:
         return _clone_scalar(lw, op, [lw.elem(r, idx) for r in reps])
 
     lazy = Lazy(res.type.shape, res.type.scalar, fn, merge_leaves(*(leaves_of(r) for r in reps)),
-                extra + sum(cost_of(r) for r in reps))
+                extra + sum(cost_of(r) for r in reps), affine.of_elementwise(lw, op, reps))
     lw.define(res, lazy)
 
 
@@ -67,23 +69,26 @@ def lower_hint(lw: Lowerer, op: Operation) -> None:
 @lowers("tile.arange")
 def lower_arange(lw: Lowerer, op: Operation) -> None:
     start = op.attributes["start"]
+    f = affine.Affine(lw.const(start, op.result.type.scalar), (1,))
     lw.define(op.result, Lazy(op.result.type.shape, op.result.type.scalar,
-                              lambda idx: lw.iadd(idx.dims()[0], start), {}, 1))
+                              lambda idx: lw.iadd(idx.dims()[0], start), {}, 1, f))
 
 
 @lowers("tile.splat")
 def lower_splat(lw: Lowerer, op: Operation) -> None:
     v = lw.scalar(op.operand)
-    lw.define(op.result, Lazy(op.result.type.shape, op.result.type.scalar, lambda idx: v, {}, 0))
+    f = affine.of_splat(v, len(op.result.type.shape))
+    lw.define(op.result, Lazy(op.result.type.shape, op.result.type.scalar, lambda idx: v, {}, 0, f))
 
 
-def _remap(lw: Lowerer, res: Value, src: Rep, fn_idx: object, identity: bool, extra: int = 0) -> None:
+def _remap(lw: Lowerer, res: Value, src: Rep, fn_idx: object, identity: bool, extra: int = 0,
+           form: affine.Form | None = None) -> None:
     assert callable(fn_idx)
 
     def fn(idx: Index) -> Value:
         return lw.elem(src, fn_idx(idx))
 
-    lw.define(res, Lazy(res.type.shape, res.type.scalar, fn, leaves_of(src, identity), cost_of(src) + extra))
+    lw.define(res, Lazy(res.type.shape, res.type.scalar, fn, leaves_of(src, identity), cost_of(src) + extra, form))
 
 
 def _scalar_or_rep(lw: Lowerer, v: Value) -> Rep:
@@ -107,7 +112,8 @@ def lower_broadcast(lw: Lowerer, op: Operation) -> None:
         dims = [lw.iconst(0) if s == 1 else v for s, v in zip(src_shape, idx.dims())]
         return idx.with_dims(src_shape, dims)
 
-    _remap(lw, op.result, src, idx_fn, identity=False)
+    _remap(lw, op.result, src, idx_fn, identity=False,
+           form=affine.broadcast(lw, affine.form(src), src_shape, dst_shape))
 
 
 @lowers("tile.expand_dims", "tile.reshape")
@@ -121,7 +127,8 @@ def lower_reshape(lw: Lowerer, op: Operation) -> None:
         return
     src = _scalar_or_rep(lw, op.operand)
     shape = src_shape or (1,)
-    _remap(lw, op.result, src, lambda idx: idx.with_shape(shape), identity=True)
+    f = affine.expand_dims(affine.form(src), op.attributes["axis"]) if op.NAME == "tile.expand_dims" else None
+    _remap(lw, op.result, src, lambda idx: idx.with_shape(shape), identity=True, form=f if src_shape else None)
 
 
 @lowers("tile.permute")
@@ -140,7 +147,7 @@ def lower_permute(lw: Lowerer, op: Operation) -> None:
             src_dims[o] = dims[i]
         return idx.with_dims(src_shape, src_dims)
 
-    _remap(lw, op.result, src, idx_fn, identity=False)
+    _remap(lw, op.result, src, idx_fn, identity=False, form=affine.permute(affine.form(src), order))
 
 
 @lowers("tile.join")

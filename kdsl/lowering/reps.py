@@ -26,6 +26,7 @@ from kdsl.ir.core import Value
 from kdsl.ir.types import PointerType, ScalarType
 
 if TYPE_CHECKING:
+    from kdsl.lowering.affine import Affine, Bounds
     from kdsl.lowering.index import Index
 
 Elem = ScalarType | PointerType
@@ -61,6 +62,9 @@ class Lazy:
     fn: Callable[[Index], Value]
     leaves: dict[int, tuple[Mat, bool]] = field(default_factory=dict)
     cost: int = 1
+    # all elements at once, when known (kdsl/lowering/affine.py): lets loads and
+    # stores of affine pointer tiles become block copies, and keeps such tiles lazy
+    form: Affine | Bounds | None = None
 
     @property
     def numel(self) -> int:

@@ -26,8 +26,9 @@ import numpy as np
 
 import kdsl
 import kdsl.language as kl
-from kdsl.ops._common import Array, empty, launch, pow2, strides
+from kdsl.ops._common import Array, empty, is_device, launch, pow2, strides
 from kdsl.ops.elementwise import ACTIVATIONS, activate, activation_ref
+from kdsl.runtime.backends import current_backend_name
 
 
 @kdsl.kernel
@@ -90,6 +91,34 @@ def _default_out_dtype(a: Array, b: Array, scale: Array | None) -> Any:
     return np.float32
 
 
+# Largest tile per backend. Where the dot operands are block-copied into private arrays feeding
+# the register-blocked ``wi.mma`` (opencl, cpu), 128 x 128 output tiles halve the operand traffic
+# of 64 x 64 ones (A is re-read N / BLOCK_N times, B M / BLOCK_M times) and a K block of 256
+# amortises loading and storing each accumulator block around a K step: measured best of the
+# 64..128 x 64..128 x 32..256 grid at 512-2048 on both (docs/OPTIMIZER.md). The scalar Vulkan
+# path keeps small private arrays.
+_MAX_BLOCKS = {"opencl": (128, 128, 256), "cpu": (128, 128, 256)}
+_DEFAULT_MAX_BLOCKS = (64, 64, 32)
+
+
+def default_blocks(m: int, n: int, k: int, backend: str = "") -> tuple[int, int, int]:
+    """``(BLOCK_M, BLOCK_N, BLOCK_K)`` for an ``m x n x k`` product on ``backend``.
+
+    Each is the matrix extent rounded up to a power of two, at least 16 and at most the
+    backend's maximum (:data:`_MAX_BLOCKS`); then the larger output side is halved while the
+    grid would have fewer than two programs: PoCL runs work-groups on two compute units and
+    the cpu backend splits the grid over two threads.
+    """
+    hm, hn, hk = _MAX_BLOCKS.get(backend, _DEFAULT_MAX_BLOCKS)
+    bm, bn, bk = pow2(m, lo=16, hi=hm), pow2(n, lo=16, hi=hn), pow2(k, lo=16, hi=hk)
+    while kdsl.cdiv(m, bm) * kdsl.cdiv(n, bn) < 2 and max(bm, bn) > 16:
+        if bm >= bn:
+            bm //= 2
+        else:
+            bn //= 2
+    return bm, bn, bk
+
+
 def matmul(
     a: Array,
     b: Array,
@@ -126,7 +155,8 @@ def matmul(
     sc3 = sc if batched else (0, *sc)
     if residual is not None and strides(residual) != sc:
         raise ValueError("matmul: residual must have the output's shape and layout")
-    bm, bn, bk = blocks or (pow2(M, lo=16, hi=64), pow2(N, lo=16, hi=64), pow2(K, lo=16, hi=32))
+    backend = a.backend if is_device(a) else current_backend_name()
+    bm, bn, bk = blocks or default_blocks(M, N, K, backend)
     int_acc = np.dtype(a.dtype) == np.int8 and scale is None
     grid = (kdsl.cdiv(M, bm) * kdsl.cdiv(N, bn), nb)
     launch(

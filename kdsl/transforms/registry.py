@@ -18,8 +18,9 @@ from kdsl.transforms.inline import Inline
 from kdsl.transforms.licm import LICM
 from kdsl.transforms.loop_split import LoopSplit
 from kdsl.transforms.masks import MaskElim
+from kdsl.transforms.ptr_offsets import PtrOffsets
 from kdsl.transforms.unroll import Unroll
 
-PASS_CLASSES: tuple[type[Pass], ...] = (Inline, Canonicalize, CSE, DCE, MaskElim, LICM, Unroll, LoopSplit, Fuse)
+PASS_CLASSES: tuple[type[Pass], ...] = (Inline, Canonicalize, CSE, DCE, MaskElim, LICM, Unroll, LoopSplit, Fuse, PtrOffsets)
 
 PASSES = MappingProxyType({cls.name: cls for cls in PASS_CLASSES})

@@ -330,6 +330,12 @@ def wi_module() -> ModuleOp:
     mb = k.v("wi.alloc", [], T.MemRefType(8, F32), hint="mb")
     mc = k.v("wi.alloc", [], T.MemRefType(8, F32), hint="mc")
     k.op("wi.mma", [ma, mb, mc], [], {"m": 2, "n": 4, "k": 2, "block_m": 2, "block_n": 4, "vector_width": 4})
+    # 2x4 block rows 4 floats apart (3 valid rows, 2 valid columns), and back
+    four, three, two = k.const(4, I32), k.const(3, I32), k.const(2, I32)
+    k.op("wi.block_load", [mb, p, x, four, three, two], [], {"shape": (2, 4)})
+    k.op("wi.block_store", [mb, p, four, three, two], [], {"shape": (2, 4)})
+    k.op("wi.block_load", [ma, p, x, n], [], {"shape": (4,)})
+    k.op("wi.block_store", [ma, p, n], [], {"shape": (4,)})
     y = k.v("wi.load", [shared, k.const(0, I32)], F32)
     k.op("wi.gstore", [p, y, inb])
     k.op("wi.gstore", [p, y])
@@ -344,12 +350,39 @@ def wi_module() -> ModuleOp:
     return m
 
 
+def wi_vector_module() -> ModuleOp:
+    """The vector ops of the wi dialect (what ``kdsl.lowering.vectorize`` emits)."""
+    m = ModuleOp.empty()
+    block = Block()
+    xp, n = block.add_arg(PointerType(F32), "x_ptr"), block.add_arg(I32, "n")
+    attrs: dict[str, AttrValue] = {"sym_name": "wi_vector", "arg_names": ("x_ptr", "n"), "num_threads": 1}
+    Builder(m.body).create(OPS["wi.func"], attributes=attrs, regions=[Region([block])])
+    k = Kit(block)
+    V16, M16 = T.VectorType(16, F32), T.VectorType(16, I1)
+    priv = k.v("wi.alloc", [], T.MemRefType(64, F32), hint="row")
+    zero = k.const(0, I32)
+    p = k.v("wi.addptr", [xp, n], PointerType(F32))
+    x = k.v("wi.gvload", [p], V16, hint="x")
+    k.op("wi.vstore", [x, priv, zero])
+    y = k.v("wi.vload", [priv, zero], V16)
+    s = k.v("wi.broadcast", [k.const(2.0, F32)], V16, hint="s")
+    z = k.v("arith.mul", [y, s], V16)
+    big = k.v("arith.cmp", [z, x], M16, {"predicate": "gt"})
+    k.op("wi.gvstore", [p, k.v("arith.select", [big, z, x], V16)])
+    k.v("wi.vreduce", [z], F32, {"kind": "add"})
+    k.v("wi.vreduce", [z], F32, {"kind": "max", "propagate_nan": True})
+    k.op("wi.return")
+    verify(m)
+    return m
+
+
 CORPUS: dict[str, Callable[[], ModuleOp]] = {
     "arith": arith_module,
     "math": math_module,
     "scf": scf_module,
     "tile": tile_module,
     "wi": wi_module,
+    "wi_vector": wi_vector_module,
 }
 
 

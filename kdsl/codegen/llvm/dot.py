@@ -174,8 +174,8 @@ def _reads(ops: list[Operation], mem: Value, allowed_index: Value | None) -> boo
 
 
 def _effectful(op: Operation) -> bool:
-    return op.NAME in ("wi.gstore", "wi.store", "wi.atomic_rmw", "wi.atomic_cas", "wi.print", "wi.assert",
-                       "wi.barrier", "wi.alloc")
+    return op.NAME in ("wi.gstore", "wi.store", "wi.block_load", "wi.block_store", "wi.atomic_rmw", "wi.atomic_cas",
+                       "wi.print", "wi.assert", "wi.barrier", "wi.alloc")
 
 
 def _plan_shape(nest: DotNest, iv: Value, total: int, vector_bytes: int) -> bool:
@@ -525,11 +525,12 @@ def render_mma(fr: FuncRenderer, op: Operation) -> None:
         _mma_scalar(fr, op, mma.acc_e)
         return
 
-    def rows(i0: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
-        loop(fr, ir.Constant(I32, 0), ir.Constant(I32, mma.n), mma.bn, [], lambda j0, _: mma.block(i0, j0))
+    # column panels outer: one k x block_n panel of b stays in L1 while every row block uses it
+    def cols(j0: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+        loop(fr, ir.Constant(I32, 0), ir.Constant(I32, mma.m), mma.bm, [], lambda i0, _: mma.block(i0, j0))
         return []
 
-    loop(fr, ir.Constant(I32, 0), ir.Constant(I32, mma.m), mma.bm, [], rows)
+    loop(fr, ir.Constant(I32, 0), ir.Constant(I32, mma.n), mma.bn, [], cols)
 
 
 class _Mma:

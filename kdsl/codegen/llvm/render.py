@@ -30,7 +30,9 @@ import llvmlite.ir as ir
 
 from kdsl.codegen.llvm import delinear, dot
 from kdsl.codegen.llvm import scalar as sc
+from kdsl.codegen.llvm import vector as vec
 from kdsl.codegen.llvm.atomics import atomic_cas, atomic_rmw
+from kdsl.codegen.llvm.block import render_block
 from kdsl.codegen.llvm.types import I8, I32, I64, PTR, VOID, const, external, memref, reg, storage
 from kdsl.errors import CompilationError
 from kdsl.ir.core import Block, Operation, Value
@@ -110,6 +112,9 @@ class FuncRenderer:
     def op(self, op: Operation) -> None:
         if id(op) in self.skip:
             return
+        if vec.handles(op):
+            vec.emit(self, op)
+            return
         handler = getattr(self, "op_" + op.NAME.replace(".", "_"), None)
         if handler is not None:
             handler(op)
@@ -136,6 +141,11 @@ class FuncRenderer:
 
     def op_wi_mma(self, op: Operation) -> None:
         dot.render_mma(self, op)
+
+    def op_wi_block_load(self, op: Operation) -> None:
+        render_block(self, op)
+
+    op_wi_block_store = op_wi_block_load
 
     def op_wi_barrier(self, op: Operation) -> None:
         """One work-item per group: a barrier has nothing to wait for."""

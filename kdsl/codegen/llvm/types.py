@@ -16,7 +16,7 @@ import math
 import llvmlite.ir as ir
 import numpy as np
 
-from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type
+from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type, VectorType
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
@@ -45,6 +45,8 @@ def reg(t: Type) -> ir.Type:
     """LLVM type of a register holding a value of ``t``."""
     if isinstance(t, PointerType):
         return PTR
+    if isinstance(t, VectorType):
+        return ir.VectorType(_REG[t.element.name], t.lanes)
     return _REG[scalar(t).name]
 
 
@@ -94,11 +96,19 @@ def round_bf16(v: float) -> float:
 
 def intrinsic(module: ir.Module, base: str, ret: ir.Type, args: list[ir.Type], overload: list[ir.Type]) -> ir.Function:
     """Declare (once) the intrinsic ``base`` mangled by the ``overload`` types."""
-    name = base + "".join("." + t.intrinsic_name for t in overload)
+    name = base + "".join("." + intrinsic_name(t) for t in overload)
     existing = module.globals.get(name)
     if isinstance(existing, ir.Function):
         return existing
     return ir.Function(module, ir.FunctionType(ret, args), name)
+
+
+def intrinsic_name(t: ir.Type) -> str:
+    """The overload suffix of ``t`` (``f32``, ``v16f32``: llvmlite's vector type has none)."""
+    if isinstance(t, ir.VectorType):
+        return f"v{t.count}{intrinsic_name(t.element)}"
+    name: str = t.intrinsic_name
+    return name
 
 
 def external(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type], var_arg: bool = False) -> ir.Function:

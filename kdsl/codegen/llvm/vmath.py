@@ -52,20 +52,23 @@ _TANH = (
 
 
 class FB:
-    """A tiny float-expression helper over an IRBuilder (f32 only)."""
+    """A tiny float-expression helper over an IRBuilder: f32, or ``<lanes x float>``
+    when ``lanes > 1`` (the same code, constants splat; used by vectorised loops)."""
 
-    def __init__(self, b: ir.IRBuilder, module: ir.Module) -> None:
+    def __init__(self, b: ir.IRBuilder, module: ir.Module, lanes: int = 1) -> None:
         self.b = b
         self.module = module
+        self.ft: ir.Type = ir.VectorType(F32, lanes) if lanes > 1 else F32
+        self.it: ir.Type = ir.VectorType(I32, lanes) if lanes > 1 else I32
 
     def c(self, v: float) -> ir.Constant:
-        return ir.Constant(F32, v)
+        return ir.Constant(self.ft, v)
 
     def ci(self, v: int) -> ir.Constant:
-        return ir.Constant(I32, v)
+        return ir.Constant(self.it, v)
 
     def intr(self, name: str, *args: ir.Value) -> ir.Value:
-        fn = intrinsic(self.module, name, F32, [F32] * len(args), [F32])
+        fn = intrinsic(self.module, name, self.ft, [self.ft] * len(args), [self.ft])
         return self.b.call(fn, list(args))
 
     def fma(self, a: ir.Value, x: ir.Value, c: ir.Value) -> ir.Value:
@@ -88,10 +91,10 @@ class FB:
         return self.b.fcmp_unordered("uno", x, x)
 
     def bits(self, x: ir.Value) -> ir.Value:
-        return self.b.bitcast(x, I32)
+        return self.b.bitcast(x, self.it)
 
     def flt(self, i: ir.Value) -> ir.Value:
-        return self.b.bitcast(i, F32)
+        return self.b.bitcast(i, self.ft)
 
     def pow2i(self, n: ir.Value) -> ir.Value:
         """2^n as f32 for n in [-126, 127] (an i32)."""
@@ -111,7 +114,7 @@ def _exp_core(f: FB, x: ir.Value, kx: float, lo: float, hi: float) -> ir.Value:
         r = f.fma(b.fneg(nf), f.c(LN2_HI), clamped)
         r = f.fma(b.fneg(nf), f.c(LN2_LO), r)
     p = f.horner(r, (1.0, 1.0, 1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720, 1 / 5040))
-    n = b.fptosi(nf, I32)
+    n = b.fptosi(nf, f.it)
     n1 = b.ashr(n, f.ci(1))
     n2 = b.sub(n, n1)
     res = b.fmul(b.fmul(p, f.pow2i(n1)), f.pow2i(n2))
@@ -142,7 +145,7 @@ def _log_parts(f: FB, x: ir.Value) -> tuple[ir.Value, ir.Value]:
     r = b.fmul(s2, f.horner(s2, (2 / 3, 2 / 5, 2 / 7, 2 / 9, 2 / 11)))
     hfsq = b.fmul(f.c(0.5), b.fmul(fm, fm))
     lm = b.fsub(fm, b.fsub(hfsq, b.fmul(s, b.fadd(hfsq, r))))
-    return b.sitofp(e, F32), lm
+    return b.sitofp(e, f.ft), lm
 
 
 def _log_specials(f: FB, x: ir.Value, res: ir.Value) -> ir.Value:
@@ -289,19 +292,25 @@ FUNCS: dict[str, Body] = {"exp": _exp, "exp2": _exp2, "log": _log, "log2": _log2
                           "sin": _sin, "cos": _cos}
 
 
-def get(module: ir.Module, name: str) -> ir.Function:
-    """The ``kd_<name>f`` function of ``module``, defined on first use."""
-    fname = f"kd_{name}f"
+# functions whose code is lane-wise (no table gathers): available on <N x float> too
+VECTOR_FUNCS = ("exp", "exp2", "log", "log2", "tanh")
+
+
+def get(module: ir.Module, name: str, lanes: int = 1) -> ir.Function:
+    """The ``kd_<name>f`` function of ``module`` (``kd_<name>f_v<lanes>`` on
+    ``<lanes x float>``, for names in :data:`VECTOR_FUNCS`), defined on first use."""
+    fname = f"kd_{name}f" if lanes == 1 else f"kd_{name}f_v{lanes}"
     existing = module.globals.get(fname)
     if isinstance(existing, ir.Function):
         return existing
-    fn = ir.Function(module, ir.FunctionType(F32, [F32]), fname)
+    ft = ir.VectorType(F32, lanes) if lanes > 1 else F32
+    fn = ir.Function(module, ir.FunctionType(ft, [ft]), fname)
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
     fn.attributes.add("nounwind")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    b.ret(FUNCS[name](FB(b, module), fn.args[0]))
+    b.ret(FUNCS[name](FB(b, module, lanes), fn.args[0]))
     return fn
 
 
-__all__ = ["FUNCS", "get"]
+__all__ = ["FUNCS", "VECTOR_FUNCS", "get"]

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type
+from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type, VectorType
 
 _REG = {
     "i1": "uchar",
@@ -39,6 +39,8 @@ def reg(t: Type) -> str:
     """C type of a register holding a value of ``t``."""
     if isinstance(t, PointerType):
         return f"__global {storage(t.pointee)}*"
+    if isinstance(t, VectorType):  # lane masks: intN of -1/0, what relational operators give
+        return f"int{t.lanes}" if t.element.name == "i1" else f"{_REG[t.element.name]}{t.lanes}"
     assert isinstance(t, ScalarType), t
     return _REG[t.name]
 

@@ -108,7 +108,14 @@ def math_unary(r: Renderer, op: Operation, a: str) -> str:
     if op.NAME == "math.abs":
         if e.is_float:
             return f"fabs({a})"
-        return f"(({ct.reg(e)})abs({a}))" if e.is_signed else a
+        if not e.is_signed:
+            return a
+        if e.bitwidth >= 32:
+            # OpenCL's abs() returns the unsigned type and PoCL treats abs(INT_MIN) as
+            # overflow: negate in unsigned arithmetic so INT_MIN wraps to itself.
+            u = ct.unsigned(e)
+            return f"(({ct.reg(e)})(({a}) < 0 ? ({u})0 - ({u})({a}) : ({u})({a})))"
+        return f"(({ct.reg(e)})abs({a}))"
     return narrow(r, e, f"{_MATH1[op.NAME]}({a})")
 
 

@@ -4,7 +4,9 @@ For each ``block_m x block_n`` block of ``c`` the accumulators live in
 ``block_m * block_n / vector_width`` vector registers (``floatN``) across the
 whole ``k`` loop; each ``k`` step loads ``block_n / vector_width`` vectors of
 one row of ``b`` (contiguous: ``vloadN``), broadcasts ``block_m`` scalars of
-``a`` and issues one vector ``fma`` per accumulator. This is the mapping
+``a`` and issues one vector ``fma`` per accumulator. Blocks are visited column
+panel by column panel (``j`` outer, ``i`` inner), so the ``k x block_n`` panel
+of ``b`` (32 KiB at ``k = 256``) stays in L1 while every row block uses it. This is the mapping
 measured fastest on PoCL (``float16`` vectors, 8 x 32 blocks: one AVX-512
 register per accumulator, see ``/work/shared/PLATFORM.md``); PoCL does not
 vectorise a loop inside a work-item by itself, so the vectors must be explicit.
@@ -45,8 +47,9 @@ def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], 
         return x if elem_reg == acc else f"convert_{vt}({x})"
 
     a_reg, b_reg = ct.reg(at.element), ct.reg(bt.element)
-    emit(f"for (int {i} = 0; {i} < {m}; {i} += {bm}) {{")
-    emit(f"  for (int {j} = 0; {j} < {n}; {j} += {bn}) {{")
+    # column panels outer: one k x block_n panel of b stays in L1 while every row block uses it
+    emit(f"for (int {j} = 0; {j} < {n}; {j} += {bn}) {{")
+    emit(f"  for (int {i} = 0; {i} < {m}; {i} += {bm}) {{")
     for r in range(bm):
         for q in range(nv):
             emit(f"    {vt} {p}c{r}_{q} = {vload(c, f'({i} + {r}) * {n} + {j} + {q * vw}', acc)};")

@@ -17,12 +17,14 @@ import re
 from dataclasses import dataclass, field
 
 from kdsl.codegen.opencl import ctypes as ct
-from kdsl.codegen.opencl import exprs
+from kdsl.codegen.opencl import exprs, vector
+from kdsl.codegen.opencl.block import render_block
 from kdsl.codegen.opencl.mma import render_mma
 from kdsl.codegen.opencl.prelude import FIXED, HEADER, float_atomic
 from kdsl.errors import CompilationError
+from kdsl.ir.analysis import written_pointer_args
 from kdsl.ir.core import Block, Operation, Value
-from kdsl.ir.dialects import arith, scf, wi
+from kdsl.ir.dialects import scf
 from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type
 
 _IDENT = re.compile(r"[^A-Za-z0-9_]")
@@ -136,6 +138,9 @@ class Renderer:
     def op(self, op: Operation, depth: int) -> None:
         for r in op.results:
             self.note_type(r.type)
+        if vector.handles(op):
+            vector.render(self, op, depth)
+            return
         handler = getattr(self, "op_" + op.NAME.replace(".", "_"), None)
         if handler is not None:
             handler(op, depth)
@@ -222,6 +227,12 @@ class Renderer:
     def op_wi_mma(self, op: Operation, depth: int) -> None:
         self.counter += 1
         render_mma(op, [self.name(v) for v in op.operands], self.counter, lambda line: self.emit(depth, line))
+
+    def op_wi_block_load(self, op: Operation, depth: int) -> None:
+        self.counter += 1
+        render_block(op, [self.name(v) for v in op.operands], self.counter, lambda line: self.emit(depth, line))
+
+    op_wi_block_store = op_wi_block_load
 
     def op_wi_barrier(self, op: Operation, depth: int) -> None:
         self.emit(depth, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
@@ -395,30 +406,9 @@ _C_WORDS = {
 
 
 def _written_args(func: Operation) -> set[int]:
-    """Indices of pointer parameters that may be written (stores, atomics)."""
-    arg_index = {id(a): i for i, a in enumerate(func.regions[0].block.args)}
-    origin: dict[int, set[int] | None] = {}
-
-    def roots(v: Value) -> set[int] | None:
-        if id(v) in arg_index:
-            return {arg_index[id(v)]}
-        if id(v) in origin:
-            return origin[id(v)]
-        return None
-
-    written: set[int] = set()
-    for op in func.walk():
-        if isinstance(op, (wi.AddPtrOp, arith.BitcastOp, arith.CastOp)) and isinstance(op.result.type, PointerType):
-            origin[id(op.result)] = roots(op.operands[0])
-        elif isinstance(op, arith.SelectOp) and isinstance(op.result.type, PointerType):
-            a, b = roots(op.operands[1]), roots(op.operands[2])
-            origin[id(op.result)] = None if a is None or b is None else a | b
-        elif isinstance(op, (wi.GStoreOp, wi.AtomicRMWOp, wi.AtomicCASOp)):
-            r = roots(op.ptr)
-            if r is None:
-                return set(arg_index.values())
-            written |= r
-    return written
+    """Indices of pointer parameters that may be written (stores, atomics): the shared
+    provenance analysis (``kdsl.ir.analysis``), also used by every runtime."""
+    return set(written_pointer_args(func))
 
 
 def render_opencl(module: Operation, caps: DeviceCaps | None = None) -> Rendered:

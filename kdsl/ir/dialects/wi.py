@@ -22,6 +22,7 @@ from __future__ import annotations
 from kdsl.ir.core import Block, Dialect, IsolatedFromAbove, Operation, Pure, Symbol, Terminator
 from kdsl.ir.dialects.common import require_bool, require_int
 from kdsl.ir.dialects.tile import ATOMIC_KINDS, MEM_SCOPES, MEM_SEMANTICS
+from kdsl.ir.dialects.wi_vector import VECTOR_OPS
 from kdsl.ir.types import MemRefType, PointerType, ScalarType
 
 I32 = ScalarType("i32")
@@ -300,6 +301,73 @@ class MmaOp(Operation):
             raise self.error("accumulator must be a float type")
 
 
+class BlockLoadOp(Operation):
+    """``wi.block_load %dst, %base, %other, %strides..., %extents... {shape}``: copy a
+    block of global memory into a private array.
+
+    ``shape`` is ``(C,)`` or ``(R, C)``; ``dst`` (a private memref of at least
+    ``R * C`` elements) receives it row-major. Element ``(r, c)`` is read from
+    ``base + r * stride + c`` (one ``stride`` operand per dimension but the
+    innermost, which is contiguous) when ``r < extent_0`` and ``c < extent_1``
+    -- one ``extent`` operand per dimension, any integer type; an extent
+    ``<= 0`` means no valid element, ``>=`` the size the whole dimension --
+    and is ``other`` (the pointee type) otherwise, without touching memory.
+    Why an op: a renderer copies whole valid rows with vector loads
+    (``vloadN``) and only a partial row element by element, where the
+    per-element ``wi.gload`` form would be one scalar, guarded access each.
+    The lowering emits it for affine pointer tiles with a per-dimension
+    bound mask (``kdsl/lowering/affine.py``) on targets with vectors.
+    """
+
+    NAME = "wi.block_load"
+    OPERANDS = ("dst", "base", "other", "*dims")
+    RESULTS = ()
+    ATTRS = {"shape": tuple}
+
+    def verify_(self) -> None:
+        pt = self.base.type
+        if not isinstance(pt, PointerType) or self.other.type != pt.pointee:
+            raise self.error("base must be a scalar pointer and other its pointee type")
+        _check_block(self, self.dst, pt.pointee)
+
+
+class BlockStoreOp(Operation):
+    """``wi.block_store %src, %base, %strides..., %extents... {shape}``: the converse of
+    ``wi.block_load``: element ``(r, c)`` of the row-major private array ``src``
+    is written to ``base + r * stride + c`` when ``r < extent_0`` and
+    ``c < extent_1``; other elements leave memory untouched."""
+
+    NAME = "wi.block_store"
+    OPERANDS = ("src", "base", "*dims")
+    RESULTS = ()
+    ATTRS = {"shape": tuple}
+
+    def verify_(self) -> None:
+        pt = self.base.type
+        if not isinstance(pt, PointerType):
+            raise self.error("base must be a scalar pointer")
+        _check_block(self, self.src, pt.pointee)
+
+
+def _check_block(op: Operation, mem: object, elem: object) -> None:
+    shape = tuple(op.attributes["shape"])
+    t = getattr(mem, "type", None)
+    if not isinstance(t, MemRefType) or t.space != "private" or t.element != elem:
+        raise op.error("the array must be a private memref of the pointee type")
+    if len(shape) not in (1, 2) or min(shape) < 1:
+        raise op.error(f"shape must have 1 or 2 positive sizes, got {shape}")
+    n = 1
+    for d in shape:
+        n *= int(d)
+    if t.size < n:
+        raise op.error("memref smaller than the block")
+    dims = list(op.operands)[3 if op.NAME == "wi.block_load" else 2:]
+    if len(dims) != 2 * len(shape) - 1:
+        raise op.error(f"expects {len(shape) - 1} stride(s) and {len(shape)} extent(s)")
+    for v in dims:
+        require_int(op, v.type)
+
+
 WI = Dialect(
     "wi",
     [
@@ -320,5 +388,8 @@ WI = Dialect(
         PrintOp,
         AssertOp,
         MmaOp,
+        BlockLoadOp,
+        BlockStoreOp,
+        *VECTOR_OPS,
     ],
 )

@@ -16,111 +16,106 @@ __kernel void mm_kernel(
   const int v1 = ((int)get_group_id(0));
   const int v2 = ((int)get_group_id(1));
   float v3[128];
-  __global float* v4[32];
-  __global float* v5[64];
-  float v6[32];
-  float v7[64];
-  const int v8 = ((int)((uint)v1 * (uint)8));
-  const int v9 = ((int)((uint)v2 * (uint)16));
-  const int v10 = ((int)((uint)K + (uint)4));
-  const int v11 = ((int)((uint)v10 - (uint)1));
-  const int v12 = ((int)(v11 / 4));
-  for (int v13 = 0; v13 < 128; v13 += 1) {
-    v3[v13] = 0.0f;
+  float v4[32];
+  float v5[64];
+  const int v6 = ((int)((uint)v1 * (uint)8));
+  const int v7 = ((int)((uint)v2 * (uint)16));
+  const int v8 = ((int)((uint)v6 * (uint)K));
+  __global float* const v9 = ((__global float*)a_ptr + v8);
+  __global float* const v10 = ((__global float*)b_ptr + v7);
+  const int v11 = ((int)((uint)K + (uint)4));
+  const int v12 = ((int)((uint)v11 - (uint)1));
+  const int v13 = ((int)(v12 / 4));
+  const float16 v14 = ((float16)(0.0f));
+  for (int v15 = 0; v15 < 128; v15 += 16) {
+    vstore16(v14, 0, v3 + v15);
   }
-  for (int v14 = 0; v14 < 32; v14 += 1) {
-    const int v15 = ((int)(v14 % 4));
-    const int v16 = ((int)(v14 / 4));
-    const int v17 = ((int)((uint)v8 + (uint)v16));
-    const int v18 = ((int)((uint)v17 * (uint)K));
-    __global float* const v19 = ((__global float*)a_ptr + v18);
-    __global float* const v20 = ((__global float*)v19 + v15);
-    v4[v14] = v20;
-  }
-  for (int v21 = 0; v21 < 64; v21 += 1) {
-    const int v22 = ((int)(v21 % 16));
-    const int v23 = ((int)(v21 / 16));
-    const int v24 = ((int)((uint)v23 * (uint)N));
-    __global float* const v25 = ((__global float*)b_ptr + v24);
-    const int v26 = ((int)((uint)v9 + (uint)v22));
-    __global float* const v27 = ((__global float*)v25 + v26);
-    v5[v21] = v27;
-  }
-  for (int v28 = 0; v28 < v12; v28 += 1) {
-    const int v29 = ((int)((uint)v28 * (uint)4));
-    const int v30 = ((int)((uint)K - (uint)v29));
-    for (int v31 = 0; v31 < 32; v31 += 1) {
-      __global float* const v32 = v4[v31];
-      const int v33 = ((int)(v31 % 4));
-      const int v34 = ((int)(v31 / 4));
-      const int v35 = ((int)((uint)v8 + (uint)v34));
-      const uchar v36 = ((uchar)(v35 < M));
-      const uchar v37 = ((uchar)(v33 < v30));
-      const uchar v38 = ((uchar)(((uchar)(v36 & v37)) & 1));
-      const float v39 = (v38 ? *v32 : 0.0f);
-      v6[v31] = v39;
-    }
-    for (int v40 = 0; v40 < 64; v40 += 1) {
-      __global float* const v41 = v5[v40];
-      const int v42 = ((int)(v40 % 16));
-      const int v43 = ((int)(v40 / 16));
-      const uchar v44 = ((uchar)(v43 < v30));
-      const int v45 = ((int)((uint)v9 + (uint)v42));
-      const uchar v46 = ((uchar)(v45 < N));
-      const uchar v47 = ((uchar)(((uchar)(v44 & v46)) & 1));
-      const float v48 = (v47 ? *v41 : 0.0f);
-      v7[v40] = v48;
-    }
-    for (int mm49_i = 0; mm49_i < 8; mm49_i += 4) {
-      for (int mm49_j = 0; mm49_j < 16; mm49_j += 16) {
-        float16 mm49_c0_0 = vload16(0, v3 + (mm49_i + 0) * 16 + mm49_j + 0);
-        float16 mm49_c1_0 = vload16(0, v3 + (mm49_i + 1) * 16 + mm49_j + 0);
-        float16 mm49_c2_0 = vload16(0, v3 + (mm49_i + 2) * 16 + mm49_j + 0);
-        float16 mm49_c3_0 = vload16(0, v3 + (mm49_i + 3) * 16 + mm49_j + 0);
-        for (int mm49_k = 0; mm49_k < 4; mm49_k += 1) {
-          const float16 mm49_b0 = vload16(0, v7 + mm49_k * 16 + mm49_j + 0);
-          const float16 mm49_a0 = (float16)(v6[(mm49_i + 0) * 4 + mm49_k]);
-          mm49_c0_0 = fma(mm49_a0, mm49_b0, mm49_c0_0);
-          const float16 mm49_a1 = (float16)(v6[(mm49_i + 1) * 4 + mm49_k]);
-          mm49_c1_0 = fma(mm49_a1, mm49_b0, mm49_c1_0);
-          const float16 mm49_a2 = (float16)(v6[(mm49_i + 2) * 4 + mm49_k]);
-          mm49_c2_0 = fma(mm49_a2, mm49_b0, mm49_c2_0);
-          const float16 mm49_a3 = (float16)(v6[(mm49_i + 3) * 4 + mm49_k]);
-          mm49_c3_0 = fma(mm49_a3, mm49_b0, mm49_c3_0);
+  long v16 = 0L;
+  long v17 = 0L;
+  for (int v18 = 0; v18 < v13; v18 += 1) {
+    __global float* const v19 = ((__global float*)v9 + v16);
+    __global float* const v20 = ((__global float*)v10 + v17);
+    const int v21 = ((int)((uint)M - (uint)v6));
+    const int v22 = ((int)((uint)v18 * (uint)4));
+    const int v23 = ((int)((uint)K - (uint)v22));
+    {
+      const int bk24_er = ((v21) <= 0 ? 0 : (v21) >= 8 ? 8 : (int)(v21));
+      const int bk24_ec = ((v23) <= 0 ? 0 : (v23) >= 4 ? 4 : (int)(v23));
+      for (int bk24_r = 0; bk24_r < bk24_er; bk24_r += 1) {
+        __global float* const bk24_g = v19 + (long)bk24_r * K;
+        float* const bk24_p = v4 + bk24_r * 4;
+        if (bk24_ec == 4) {
+          vstore4(vload4(0, bk24_g + 0), 0, bk24_p + 0);
+        } else {
+          for (int bk24_c = 0; bk24_c < 4; bk24_c += 1) bk24_p[bk24_c] = bk24_c < bk24_ec ? bk24_g[bk24_c] : 0.0f;
         }
-        vstore16(mm49_c0_0, 0, v3 + (mm49_i + 0) * 16 + mm49_j + 0);
-        vstore16(mm49_c1_0, 0, v3 + (mm49_i + 1) * 16 + mm49_j + 0);
-        vstore16(mm49_c2_0, 0, v3 + (mm49_i + 2) * 16 + mm49_j + 0);
-        vstore16(mm49_c3_0, 0, v3 + (mm49_i + 3) * 16 + mm49_j + 0);
+      }
+      for (int bk24_c = bk24_er * 4; bk24_c < 32; bk24_c += 1) v4[bk24_c] = 0.0f;
+    }
+    const int v25 = ((int)((uint)N - (uint)v7));
+    {
+      const int bk26_er = ((v23) <= 0 ? 0 : (v23) >= 4 ? 4 : (int)(v23));
+      const int bk26_ec = ((v25) <= 0 ? 0 : (v25) >= 16 ? 16 : (int)(v25));
+      for (int bk26_r = 0; bk26_r < bk26_er; bk26_r += 1) {
+        __global float* const bk26_g = v20 + (long)bk26_r * N;
+        float* const bk26_p = v5 + bk26_r * 16;
+        if (bk26_ec == 16) {
+          vstore16(vload16(0, bk26_g + 0), 0, bk26_p + 0);
+        } else {
+          for (int bk26_c = 0; bk26_c < 16; bk26_c += 1) bk26_p[bk26_c] = bk26_c < bk26_ec ? bk26_g[bk26_c] : 0.0f;
+        }
+      }
+      for (int bk26_c = bk26_er * 16; bk26_c < 64; bk26_c += 1) v5[bk26_c] = 0.0f;
+    }
+    for (int mm27_j = 0; mm27_j < 16; mm27_j += 16) {
+      for (int mm27_i = 0; mm27_i < 8; mm27_i += 4) {
+        float16 mm27_c0_0 = vload16(0, v3 + (mm27_i + 0) * 16 + mm27_j + 0);
+        float16 mm27_c1_0 = vload16(0, v3 + (mm27_i + 1) * 16 + mm27_j + 0);
+        float16 mm27_c2_0 = vload16(0, v3 + (mm27_i + 2) * 16 + mm27_j + 0);
+        float16 mm27_c3_0 = vload16(0, v3 + (mm27_i + 3) * 16 + mm27_j + 0);
+        for (int mm27_k = 0; mm27_k < 4; mm27_k += 1) {
+          const float16 mm27_b0 = vload16(0, v5 + mm27_k * 16 + mm27_j + 0);
+          const float16 mm27_a0 = (float16)(v4[(mm27_i + 0) * 4 + mm27_k]);
+          mm27_c0_0 = fma(mm27_a0, mm27_b0, mm27_c0_0);
+          const float16 mm27_a1 = (float16)(v4[(mm27_i + 1) * 4 + mm27_k]);
+          mm27_c1_0 = fma(mm27_a1, mm27_b0, mm27_c1_0);
+          const float16 mm27_a2 = (float16)(v4[(mm27_i + 2) * 4 + mm27_k]);
+          mm27_c2_0 = fma(mm27_a2, mm27_b0, mm27_c2_0);
+          const float16 mm27_a3 = (float16)(v4[(mm27_i + 3) * 4 + mm27_k]);
+          mm27_c3_0 = fma(mm27_a3, mm27_b0, mm27_c3_0);
+        }
+        vstore16(mm27_c0_0, 0, v3 + (mm27_i + 0) * 16 + mm27_j + 0);
+        vstore16(mm27_c1_0, 0, v3 + (mm27_i + 1) * 16 + mm27_j + 0);
+        vstore16(mm27_c2_0, 0, v3 + (mm27_i + 2) * 16 + mm27_j + 0);
+        vstore16(mm27_c3_0, 0, v3 + (mm27_i + 3) * 16 + mm27_j + 0);
       }
     }
-    const int v50 = ((int)((uint)N * (uint)4));
-    for (int v51 = 0; v51 < 32; v51 += 1) {
-      __global float* const v52 = v4[v51];
-      __global float* const v53 = ((__global float*)v52 + 4);
-      v4[v51] = v53;
-    }
-    for (int v54 = 0; v54 < 64; v54 += 1) {
-      __global float* const v55 = v5[v54];
-      __global float* const v56 = ((__global float*)v55 + v50);
-      v5[v54] = v56;
-    }
+    const int v28 = ((int)((uint)N * (uint)4));
+    const long v29 = ((long)((ulong)v16 + (ulong)4L));
+    const long v30 = ((long)(v28));
+    const long v31 = ((long)((ulong)v17 + (ulong)v30));
+    const long t31_0 = v29;
+    const long t31_1 = v31;
+    v16 = t31_0;
+    v17 = t31_1;
   }
-  for (int v57 = 0; v57 < 128; v57 += 1) {
-    const int v58 = ((int)(v57 % 16));
-    const int v59 = ((int)(v57 / 16));
-    const int v60 = ((int)((uint)v8 + (uint)v59));
-    const int v61 = ((int)((uint)v60 * (uint)N));
-    __global float* const v62 = ((__global float*)c_ptr + v61);
-    const int v63 = ((int)((uint)v9 + (uint)v58));
-    __global float* const v64 = ((__global float*)v62 + v63);
-    const float v65 = v3[v57];
-    const int v66 = ((int)((uint)v8 + (uint)v59));
-    const uchar v67 = ((uchar)(v66 < M));
-    const int v68 = ((int)((uint)v9 + (uint)v58));
-    const uchar v69 = ((uchar)(v68 < N));
-    const uchar v70 = ((uchar)(((uchar)(v67 & v69)) & 1));
-    if (v70) *v64 = v65;
+  const int v32 = ((int)((uint)v6 * (uint)N));
+  __global float* const v33 = ((__global float*)c_ptr + v32);
+  __global float* const v34 = ((__global float*)v33 + v7);
+  const int v35 = ((int)((uint)M - (uint)v6));
+  const int v36 = ((int)((uint)N - (uint)v7));
+  {
+    const int bk37_er = ((v35) <= 0 ? 0 : (v35) >= 8 ? 8 : (int)(v35));
+    const int bk37_ec = ((v36) <= 0 ? 0 : (v36) >= 16 ? 16 : (int)(v36));
+    for (int bk37_r = 0; bk37_r < bk37_er; bk37_r += 1) {
+      __global float* const bk37_g = v34 + (long)bk37_r * N;
+      float* const bk37_p = v3 + bk37_r * 16;
+      if (bk37_ec == 16) {
+        vstore16(vload16(0, bk37_p + 0), 0, bk37_g + 0);
+      } else {
+        for (int bk37_c = 0; bk37_c < bk37_ec; bk37_c += 1) bk37_g[bk37_c] = bk37_p[bk37_c];
+      }
+    }
   }
 }
 

@@ -13,15 +13,30 @@ __kernel void add_kernel(
   __global float* restrict const output_ptr = (__global float*)(output_ptr_base + output_ptr_off);
   const int v1 = ((int)get_group_id(0));
   const int v2 = ((int)((uint)v1 * (uint)1024));
-  for (int v3 = 0; v3 < 1024; v3 += 1) {
-    const int v4 = ((int)((uint)v2 + (uint)v3));
-    __global float* const v5 = ((__global float*)x_ptr + v4);
-    const uchar v6 = ((uchar)(v4 < n_elements));
-    const float v7 = (v6 ? *v5 : 0.0f);
-    __global float* const v8 = ((__global float*)y_ptr + v4);
-    const float v9 = (v6 ? *v8 : 0.0f);
-    __global float* const v10 = ((__global float*)output_ptr + v4);
-    const float v11 = (v7 + v9);
-    if (v6) *v10 = v11;
+  const int v3 = ((int)((uint)n_elements - (uint)v2));
+  const int v4 = min(1024, v3);
+  const int v5 = max(v4, 0);
+  const int v6 = ((int)(v5 / 16));
+  const int v7 = ((int)((uint)v6 * (uint)16));
+  for (int v8 = 0; v8 < v7; v8 += 16) {
+    const int v9 = ((int)((uint)v2 + (uint)v8));
+    __global float* const v10 = ((__global float*)x_ptr + v9);
+    const float16 v11 = vload16(0, v10);
+    __global float* const v12 = ((__global float*)y_ptr + v9);
+    const float16 v13 = vload16(0, v12);
+    __global float* const v14 = ((__global float*)output_ptr + v9);
+    const float16 v15 = (v11 + v13);
+    vstore16(v15, 0, v14);
+  }
+  for (int v16 = v7; v16 < 1024; v16 += 1) {
+    const int v17 = ((int)((uint)v2 + (uint)v16));
+    __global float* const v18 = ((__global float*)x_ptr + v17);
+    const uchar v19 = ((uchar)(v17 < n_elements));
+    const float v20 = (v19 ? *v18 : 0.0f);
+    __global float* const v21 = ((__global float*)y_ptr + v17);
+    const float v22 = (v19 ? *v21 : 0.0f);
+    __global float* const v23 = ((__global float*)output_ptr + v17);
+    const float v24 = (v20 + v22);
+    if (v19) *v23 = v24;
   }
 }

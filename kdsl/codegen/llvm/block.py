@@ -1,0 +1,116 @@
+"""LLVM IR for ``wi.block_load`` / ``wi.block_store``: block copies, whole rows as vectors.
+
+A valid full row moves as ``<VW x T>`` vector loads and stores (``VW`` the
+widest power of two dividing the row that fits this host's vector register);
+a partial row (the edge of a masked tile) moves element by element over its
+valid prefix, and a load fills the rest of the block with ``other``. Rows are
+addressed ``base + r * stride`` in 64 bits.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from kdsl.codegen.llvm.dot import loop
+from kdsl.codegen.llvm.types import I32, I64, memref, reg, storage
+from kdsl.ir.core import Operation, Value
+from kdsl.ir.types import MemRefType, PointerType, ScalarType
+
+if TYPE_CHECKING:
+    from kdsl.codegen.llvm.render import FuncRenderer
+
+
+def _width(cols: int, itemsize: int, vector_bytes: int) -> int:
+    vw = 1
+    while cols % (vw * 2) == 0 and (vw * 2) * itemsize <= max(vector_bytes, 16):
+        vw *= 2
+    return vw
+
+
+def _extent(fr: FuncRenderer, v: Value, hi: int) -> ir.Value:
+    """``clamp(v, 0, hi)`` as an i32."""
+    b = fr.b
+    x = fr.index(v.type, fr.v(v))
+    x = b.select(b.icmp_signed("<", x, ir.Constant(I64, 0)), ir.Constant(I64, 0), x)
+    x = b.select(b.icmp_signed(">", x, ir.Constant(I64, hi)), ir.Constant(I64, hi), x)
+    return b.trunc(x, I32)
+
+
+class _Block:
+    """Shapes, types and address helpers of one block op."""
+
+    def __init__(self, fr: FuncRenderer, op: Operation) -> None:
+        self.fr, self.op = fr, op
+        self.load = op.NAME == "wi.block_load"
+        shape = tuple(int(d) for d in op.attributes["shape"])
+        self.rows, self.cols = (1, shape[0]) if len(shape) == 1 else shape
+        pt, mt = op.base.type, op.operands[0].type
+        assert isinstance(pt, PointerType) and isinstance(mt, MemRefType) and isinstance(pt.pointee, ScalarType)
+        self.e, self.mt = pt.pointee, mt
+        dims = list(op.operands)[3 if self.load else 2 :]
+        self.stride = fr.index(dims[0].type, fr.v(dims[0])) if len(shape) == 2 else ir.Constant(I64, 0)
+        exts = dims[1:] if len(shape) == 2 else dims
+        self.er = _extent(fr, exts[0], self.rows) if len(shape) == 2 else ir.Constant(I32, 1)
+        self.ec = _extent(fr, exts[-1], self.cols)
+        self.vw = _width(self.cols, self.e.itemsize, fr.vector_bytes)
+        self.align = self.e.itemsize
+
+    def glob(self, row: ir.Value, col: ir.Value) -> ir.Value:
+        b = self.fr.b
+        off = b.add(b.mul(b.sext(row, I64), self.stride), b.sext(col, I64))
+        return b.gep(self.fr.v(self.op.base), [off], source_etype=storage(self.e))
+
+    def priv(self, flat: ir.Value) -> ir.Value:
+        b = self.fr.b
+        mem = self.fr.v(self.op.operands[0])
+        return b.gep(mem, [ir.Constant(I64, 0), b.sext(flat, I64)], inbounds=True, source_etype=memref(self.mt))
+
+    def move(self, row: ir.Value, col: ir.Value, width: int) -> None:
+        """``width`` elements at (row, col) from source to destination."""
+        b = self.fr.b
+        flat = b.add(b.mul(row, ir.Constant(I32, self.cols)), col)
+        src, dst = (self.glob(row, col), self.priv(flat)) if self.load else (self.priv(flat), self.glob(row, col))
+        t = storage(self.e) if width == 1 else ir.VectorType(storage(self.e), width)
+        b.store(b.load(src, typ=t, align=self.align), dst, align=self.align)
+
+
+def render_block(fr: FuncRenderer, op: Operation) -> None:
+    """One ``wi.block_load`` or ``wi.block_store`` (see the module docstring)."""
+    blk = _Block(fr, op)
+    b = fr.b
+    full = b.icmp_signed("==", blk.ec, ir.Constant(I32, blk.cols))
+
+    def row(r: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+        with b.if_else(full) as (whole, part):
+            with whole:
+                for c in range(0, blk.cols, blk.vw):
+                    blk.move(r, ir.Constant(I32, c), blk.vw)
+            with part:
+
+                def one(c: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+                    blk.move(r, c, 1)
+                    return []
+
+                loop(fr, ir.Constant(I32, 0), blk.ec, 1, [], one)
+                if blk.load:
+                    lo = b.add(b.mul(r, ir.Constant(I32, blk.cols)), blk.ec)
+                    hi = b.add(b.mul(r, ir.Constant(I32, blk.cols)), ir.Constant(I32, blk.cols))
+                    _fill(fr, blk, lo, hi)
+        return []
+
+    loop(fr, ir.Constant(I32, 0), blk.er, 1, [], row)
+    if blk.load:  # rows past the extent hold ``other``
+        _fill(fr, blk, b.mul(blk.er, ir.Constant(I32, blk.cols)), ir.Constant(I32, blk.rows * blk.cols))
+
+
+def _fill(fr: FuncRenderer, blk: _Block, lo: ir.Value, hi: ir.Value) -> None:
+    other = fr.to_mem(blk.e, fr.v(blk.op.operands[2]))
+    assert other.type == reg(blk.e) or other.type == storage(blk.e)
+
+    def body(i: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+        fr.b.store(other, blk.priv(i), align=blk.align)
+        return []
+
+    loop(fr, lo, hi, 1, [], body)

@@ -1,0 +1,195 @@
+"""LLVM IR for the vector ops of the work-item IR (``vector<NxT>``, see ``wi_vector.py``).
+
+``vector<NxT>`` is ``<N x T>``, lane masks ``<N x i1>``. Loads and stores are
+whole-vector ``load``/``store`` with element alignment; ``wi.broadcast`` is
+``insertelement`` + ``shufflevector``; ``wi.vreduce`` the op's halving tree
+(shuffles of the low and high halves). Elementwise ops keep the scalar
+path's semantics (:mod:`kdsl.codegen.llvm.scalar`): ``maxnum``/``maximum``,
+saturating float -> int casts, no fast-math flags. ``exp exp2 log log2 tanh``
+on ``<N x float>`` use :mod:`vmath`'s lane-wise polynomials; the other
+transcendentals (``sin``/``cos``'s table reduction, ``erf``, f64 functions)
+run the scalar code lane by lane.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import llvmlite.ir as ir
+
+from kdsl.codegen.llvm import scalar as sc
+from kdsl.codegen.llvm import vmath
+from kdsl.codegen.llvm.types import I32, intrinsic, reg, storage
+from kdsl.ir.core import Operation
+from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
+
+if TYPE_CHECKING:
+    from kdsl.codegen.llvm.render import FuncRenderer
+
+_WI_VECTOR = frozenset({"wi.vload", "wi.vstore", "wi.gvload", "wi.gvstore", "wi.broadcast", "wi.vreduce"})
+_KIND_OP = {"add": "arith.add", "mul": "arith.mul", "max": "arith.max", "min": "arith.min", "and": "arith.and",
+            "or": "arith.or", "xor": "arith.xor"}  # fmt: skip
+_FBIN = {"arith.add": "fadd", "arith.sub": "fsub", "arith.mul": "fmul", "arith.div": "fdiv", "math.div_rn": "fdiv",
+         "arith.rem": "frem"}  # fmt: skip
+_IBIN = {"arith.add": "add", "arith.sub": "sub", "arith.mul": "mul", "arith.and": "and_", "arith.or": "or_",
+         "arith.xor": "xor"}  # fmt: skip
+_INTRINSIC_UNARY = {"math.sqrt": "llvm.sqrt", "math.sqrt_rn": "llvm.sqrt", "math.floor": "llvm.floor",
+                    "math.ceil": "llvm.ceil", "math.abs": "llvm.fabs"}  # fmt: skip
+
+
+def handles(op: Operation) -> bool:
+    """True for the wi vector ops and for arith/math ops on vectors."""
+    if op.NAME in _WI_VECTOR:
+        return True
+    if op.NAME.startswith(("arith.", "math.")):
+        return any(isinstance(v.type, VectorType) for v in (*op.operands, *op.results))
+    return False
+
+
+def _vt(t: Type) -> VectorType:
+    assert isinstance(t, VectorType), t
+    return t
+
+
+def _store_type(t: VectorType) -> ir.VectorType:
+    return ir.VectorType(storage(t.element), t.lanes)
+
+
+def emit(fr: FuncRenderer, op: Operation) -> None:
+    """Render ``op`` at ``fr.b`` and bind its result."""
+    n, b = op.NAME, fr.b
+    if n == "wi.gvstore":
+        vt = _vt(op.value.type)
+        b.store(fr.v(op.value), fr.v(op.ptr), align=vt.element.itemsize)
+        return
+    if n == "wi.vstore":
+        vt = _vt(op.value.type)
+        p, _ = fr._elem_ptr(op.mem, op.index)
+        b.store(fr.v(op.value), p, align=vt.element.itemsize)
+        return
+    if n == "wi.gvload":
+        vt = _vt(op.result.type)
+        fr.set(op.result, b.load(fr.v(op.ptr), typ=_store_type(vt), align=vt.element.itemsize))
+        return
+    if n == "wi.vload":
+        vt = _vt(op.result.type)
+        p, _ = fr._elem_ptr(op.mem, op.index)
+        fr.set(op.result, b.load(p, typ=_store_type(vt), align=vt.element.itemsize))
+        return
+    if n == "wi.broadcast":
+        fr.set(op.result, splat(b, fr.v(op.operand), _vt(op.result.type).lanes))
+        return
+    if n == "wi.vreduce":
+        fr.set(op.result, _vreduce(fr, op))
+        return
+    fr.set(op.result, _elementwise(fr, op, [fr.v(x) for x in op.operands]))
+
+
+def splat(b: ir.IRBuilder, x: ir.Value, lanes: int) -> ir.Value:
+    vt = ir.VectorType(x.type, lanes)
+    one = b.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(I32, 0))
+    return b.shuffle_vector(one, ir.Constant(vt, ir.Undefined), ir.Constant(ir.VectorType(I32, lanes), [0] * lanes))
+
+
+def _half(b: ir.IRBuilder, v: ir.Value, lanes: int, high: bool) -> ir.Value:
+    h = lanes // 2
+    if h == 1:
+        return b.extract_element(v, ir.Constant(I32, 1 if high else 0))
+    idx = ir.Constant(ir.VectorType(I32, h), [i + (h if high else 0) for i in range(h)])
+    return b.shuffle_vector(v, ir.Constant(v.type, ir.Undefined), idx)
+
+
+def _vreduce(fr: FuncRenderer, op: Operation) -> ir.Value:
+    vt = _vt(op.operand.type)
+    name = _KIND_OP[op.attributes["kind"]]
+    nan = bool(op.attributes.get("propagate_nan"))
+    cur, lanes = fr.v(op.operand), vt.lanes
+    while lanes > 1:
+        cur = binary(fr, name, vt.element, _half(fr.b, cur, lanes, False), _half(fr.b, cur, lanes, True), nan)
+        lanes //= 2
+    return cur
+
+
+def binary(fr: FuncRenderer, n: str, e: ScalarType, x: ir.Value, y: ir.Value, nan: bool = False) -> ir.Value:
+    """``x op y`` lane by lane (vectors or scalars of element type ``e``)."""
+    b = fr.b
+    t = x.type
+    if n in ("arith.max", "arith.min"):
+        if e.is_float:
+            base = (
+                ("maximum" if n == "arith.max" else "minimum") if nan else ("maxnum" if n == "arith.max" else "minnum")
+            )
+        else:
+            base = ("s" if e.is_signed else "u") + n[6:]
+        return b.call(intrinsic(fr.module, f"llvm.{base}", t, [t, t], [t]), [x, y])
+    if e.is_float:
+        out: ir.Value = getattr(b, _FBIN[n])(x, y)
+        return out
+    out = getattr(b, _IBIN[n])(x, y)
+    return out
+
+
+def _elementwise(fr: FuncRenderer, op: Operation, a: list[ir.Value]) -> ir.Value:
+    n, b = op.NAME, fr.b
+    rt = op.result.type
+    e = rt.scalar
+    assert isinstance(e, ScalarType)
+    if n == "arith.cmp":
+        lhs = op.lhs.type.scalar
+        assert isinstance(lhs, ScalarType)
+        return sc.cmp(fr, op.attributes["predicate"], lhs, a[0], a[1])
+    if n == "arith.select":
+        return b.select(a[0], a[1], a[2])
+    if n == "arith.cast":
+        return _cast(fr, op, a[0])
+    if n == "math.fma":
+        t = a[0].type
+        return b.call(intrinsic(fr.module, "llvm.fma", t, [t, t, t], [t]), a)
+    if len(a) == 2:
+        return binary(fr, n, e, a[0], a[1], bool(op.attributes.get("propagate_nan")))
+    return _unary(fr, op, e, a[0])
+
+
+def _unary(fr: FuncRenderer, op: Operation, e: ScalarType, x: ir.Value) -> ir.Value:
+    n, b = op.NAME, fr.b
+    t = x.type
+    if n == "arith.neg":
+        return b.fneg(x) if e.is_float else b.sub(ir.Constant(t, 0), x)
+    if e.is_int:  # math.abs
+        if not e.is_signed:
+            return x
+        return b.select(b.icmp_signed("<", x, ir.Constant(t, 0)), b.sub(ir.Constant(t, 0), x), x)
+    if n in _INTRINSIC_UNARY:
+        return b.call(intrinsic(fr.module, _INTRINSIC_UNARY[n], t, [t], [t]), [x])
+    if n == "math.rsqrt":
+        s = b.call(intrinsic(fr.module, "llvm.sqrt", t, [t], [t]), [x])
+        return b.fdiv(ir.Constant(t, 1.0), s)
+    lanes = _vt(op.result.type).lanes
+    if e.name == "f32" and n[5:] in vmath.VECTOR_FUNCS:
+        return b.call(vmath.get(fr.module, n[5:], lanes), [x])
+    out: ir.Value = ir.Constant(t, ir.Undefined)  # lane by lane through the scalar code
+    for i in range(lanes):
+        lane = b.extract_element(x, ir.Constant(I32, i))
+        out = b.insert_element(out, sc.math_unary(fr, n[5:], e, lane), ir.Constant(I32, i))
+    return out
+
+
+def _cast(fr: FuncRenderer, op: Operation, x: ir.Value) -> ir.Value:
+    b = fr.b
+    s, d = op.operand.type.scalar, op.result.type.scalar
+    assert isinstance(s, ScalarType) and isinstance(d, ScalarType) and not isinstance(d, PointerType)
+    dt = reg(op.result.type)
+    if s == d:
+        return x
+    if s.is_float and d.is_float:
+        return b.fpext(x, dt) if d.bitwidth > s.bitwidth else b.fptrunc(x, dt)
+    if d.is_float:
+        return b.sitofp(x, dt) if s.is_signed else b.uitofp(x, dt)
+    if s.is_float:
+        kind = "llvm.fptosi.sat" if d.is_signed else "llvm.fptoui.sat"
+        return b.call(intrinsic(fr.module, kind, dt, [x.type], [dt, x.type]), [x])
+    if s.bitwidth == d.bitwidth:
+        return x
+    if s.bitwidth > d.bitwidth:
+        return b.trunc(x, dt)
+    return b.sext(x, dt) if s.is_signed else b.zext(x, dt)

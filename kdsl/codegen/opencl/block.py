@@ -1,0 +1,75 @@
+"""OpenCL C for ``wi.block_load`` / ``wi.block_store``: block copies, whole rows as vectors.
+
+A valid full row moves as ``C / N`` pairs of ``vloadN``/``vstoreN`` (``N`` the
+widest power of two <= 16 dividing the row length); a partial row (the edge
+of a masked tile) moves element by element, masked lanes getting ``other``
+(loads) or left untouched (stores). PoCL does not vectorise loops inside a
+work-item by itself (``/work/shared/PLATFORM.md``), so the vectors are
+explicit. Row addresses are ``base + (long)r * stride``: exact for any row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from kdsl.codegen.opencl import ctypes as ct
+from kdsl.ir.core import Operation
+from kdsl.ir.types import MemRefType, PointerType
+
+Emit = Callable[[str], None]
+
+
+def _width(cols: int) -> int:
+    vw = 1
+    while vw < 16 and cols % (vw * 2) == 0:
+        vw *= 2
+    return vw
+
+
+def _clamp(x: str, hi: int) -> str:
+    return f"(({x}) <= 0 ? 0 : ({x}) >= {hi} ? {hi} : (int)({x}))"
+
+
+def _copy_rows(vw: int, cols: int, src: str, dst: str, emit: Emit, indent: str) -> None:
+    """``cols`` contiguous elements from ``src`` to ``dst`` in ``vloadN``/``vstoreN`` pairs."""
+    for c in range(0, cols, vw):
+        if vw == 1:
+            emit(f"{indent}{dst}[{c}] = {src}[{c}];")
+        else:
+            emit(f"{indent}vstore{vw}(vload{vw}(0, {src} + {c}), 0, {dst} + {c});")
+
+
+def render_block(op: Operation, names: list[str], uid: int, emit: Emit) -> None:
+    """Emit one ``wi.block_load`` or ``wi.block_store`` (``names``: C names of its operands)."""
+    load = op.NAME == "wi.block_load"
+    shape = tuple(int(d) for d in op.attributes["shape"])
+    rows, cols = (1, shape[0]) if len(shape) == 1 else shape
+    mem, base = names[0], names[1]
+    other = names[2] if load else ""
+    dims = names[3:] if load else names[2:]
+    stride = dims[0] if len(shape) == 2 else "0"
+    ext_r, ext_c = (dims[1], dims[2]) if len(shape) == 2 else ("1", dims[0])
+    pt, mt = op.base.type, op.operands[0].type
+    assert isinstance(pt, PointerType) and isinstance(mt, MemRefType)
+    p = f"bk{uid}_"
+    r, er, ec, g, q, c = p + "r", p + "er", p + "ec", p + "g", p + "p", p + "c"
+    vw = _width(cols)
+    emit("{")
+    emit(f"  const int {er} = {_clamp(ext_r, rows)};")
+    emit(f"  const int {ec} = {_clamp(ext_c, cols)};")
+    emit(f"  for (int {r} = 0; {r} < {er}; {r} += 1) {{")
+    emit(f"    {ct.reg(pt)} const {g} = {base} + (long){r} * {stride};")
+    emit(f"    {ct.reg(mt.element)}* const {q} = {mem} + {r} * {cols};")
+    src, dst = (g, q) if load else (q, g)
+    emit(f"    if ({ec} == {cols}) {{")
+    _copy_rows(vw, cols, src, dst, emit, "      ")
+    emit("    } else {")
+    if load:
+        emit(f"      for (int {c} = 0; {c} < {cols}; {c} += 1) {q}[{c}] = {c} < {ec} ? {g}[{c}] : {other};")
+    else:
+        emit(f"      for (int {c} = 0; {c} < {ec}; {c} += 1) {g}[{c}] = {q}[{c}];")
+    emit("    }")
+    emit("  }")
+    if load:  # rows past the extent hold ``other``
+        emit(f"  for (int {c} = {er} * {cols}; {c} < {rows * cols}; {c} += 1) {mem}[{c}] = {other};")
+    emit("}")

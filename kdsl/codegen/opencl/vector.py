@@ -1,0 +1,165 @@
+"""OpenCL C for the vector ops of the work-item IR (``vector<NxT>``, see ``wi_vector.py``).
+
+Spellings: ``vector<16xf32>`` is ``float16``; lane masks ``vector<Nxi1>``
+are ``intN`` holding -1 (true) or 0, the type OpenCL's relational operators
+return for 32-bit lanes (64-bit compares are converted to it, and the mask is
+widened back for a 64-bit ``select``). Memory: ``vloadN``/``vstoreN`` (only
+element alignment needed). Signed 32/64-bit ``+ - *`` go through the
+unsigned type (``as_uintN``) so overflow wraps, as in the scalar path;
+float -> int casts saturate (``convert_intN_sat_rtz``); max/min with
+``propagate_nan`` select ``a + b`` where a lane is NaN. ``wi.vreduce`` is a
+tree over halves (``.lo``/``.hi``), the order the op documents.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kdsl.codegen.opencl import ctypes as ct
+from kdsl.codegen.opencl.exprs import _MATH1
+from kdsl.errors import CompilationError
+from kdsl.ir.core import Operation
+from kdsl.ir.types import ScalarType, Type, VectorType
+
+if TYPE_CHECKING:
+    from kdsl.codegen.opencl.render import Renderer
+
+_WI_VECTOR = frozenset({"wi.vload", "wi.vstore", "wi.gvload", "wi.gvstore", "wi.broadcast", "wi.vreduce"})
+_SYM = {"arith.add": "+", "arith.sub": "-", "arith.mul": "*", "arith.div": "/", "math.div_rn": "/",
+        "arith.and": "&", "arith.or": "|", "arith.xor": "^"}  # fmt: skip
+_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_KIND_OP = {"add": "arith.add", "mul": "arith.mul", "max": "arith.max", "min": "arith.min", "and": "arith.and",
+            "or": "arith.or", "xor": "arith.xor"}  # fmt: skip
+
+
+def handles(op: Operation) -> bool:
+    """True for the ops this module renders: the wi vector ops and arith/math ops on vectors."""
+    if op.NAME in _WI_VECTOR:
+        return True
+    if op.NAME.startswith(("arith.", "math.")):
+        return any(isinstance(v.type, VectorType) for v in (*op.operands, *op.results))
+    return False
+
+
+def render(r: Renderer, op: Operation, depth: int) -> None:
+    """Emit ``op`` (one statement, or a few for ``wi.vreduce``)."""
+    a = [r.name(v) for v in op.operands]
+    n = op.NAME
+    if n == "wi.gvstore":
+        r.emit(depth, f"vstore{_lanes(op.value.type)}({a[1]}, 0, {a[0]});")
+        return
+    if n == "wi.vstore":
+        r.emit(depth, f"vstore{_lanes(op.value.type)}({a[0]}, 0, {a[1]} + {a[2]});")
+        return
+    if n == "wi.vreduce":
+        _vreduce(r, op, a[0], depth)
+        return
+    t = op.result.type
+    r.emit(depth, f"const {ct.reg(t)} {r.fresh(op.result)} = {_expr(r, op, a)};")
+
+
+def _lanes(t: Type) -> int:
+    assert isinstance(t, VectorType), t
+    return t.lanes
+
+
+def _elem(t: Type) -> ScalarType:
+    e = t.scalar
+    assert isinstance(e, ScalarType)
+    return e
+
+
+def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
+    n = op.NAME
+    t = op.result.type
+    if n == "wi.gvload":
+        return f"vload{_lanes(t)}(0, {a[0]})"
+    if n == "wi.vload":
+        return f"vload{_lanes(t)}(0, {a[0]} + {a[1]})"
+    if n == "wi.broadcast":
+        if _elem(t).name == "i1":
+            return f"(({ct.reg(t)})(-(int)({a[0]})))"
+        return f"(({ct.reg(t)})({a[0]}))"
+    if n == "arith.cmp":
+        rel = f"({a[0]} {_CMP[op.attributes['predicate']]} {a[1]})"
+        return f"convert_{ct.reg(t)}{rel}" if _elem(op.lhs.type).bitwidth == 64 else rel
+    if n == "arith.select":
+        mask = a[0] if _elem(t).bitwidth == 32 else f"convert_long{_lanes(t)}({a[0]})"
+        return f"select({a[2]}, {a[1]}, {mask})"
+    if n == "arith.cast":
+        return _cast(op, a[0])
+    if n == "math.fma":
+        return f"fma({a[0]}, {a[1]}, {a[2]})"
+    if len(a) == 2:
+        return binary(n, t, a[0], a[1], bool(op.attributes.get("propagate_nan")))
+    return _unary(n, t, a[0], op)
+
+
+def binary(n: str, t: Type, x: str, y: str, propagate_nan: bool = False) -> str:
+    """``x op y`` on vectors (or scalars) of ``t``."""
+    e = _elem(t)
+    c = ct.reg(t)
+    if e.is_float:
+        if n in ("arith.max", "arith.min"):
+            m = f"f{n[6:]}({x}, {y})"
+            return f"select({m}, {x} + {y}, isnan({x}) | isnan({y}))" if propagate_nan else m
+        if n == "arith.rem":
+            return f"fmod({x}, {y})"
+        return f"({x} {_SYM[n]} {y})"
+    if n in ("arith.max", "arith.min"):
+        return f"{n[6:]}({x}, {y})"
+    sym = _SYM[n]
+    if e.is_signed and sym in "+-*":
+        u = "u" + c
+        return (
+            f"as_{c}(as_{u}({x}) {sym} as_{u}({y}))"
+            if isinstance(t, VectorType)
+            else f"(({c})(({u}){x} {sym} ({u}){y}))"
+        )
+    return f"({x} {sym} {y})"
+
+
+def _unary(n: str, t: Type, x: str, op: Operation) -> str:
+    e = _elem(t)
+    c = ct.reg(t)
+    if n == "arith.neg":
+        return f"as_{c}(-as_u{c}({x}))" if e.is_signed else f"(-{x})"
+    if n == "math.abs":
+        if e.is_float:
+            return f"fabs({x})"
+        return f"as_{c}(abs({x}))" if e.is_signed else x
+    if n in _MATH1:
+        return f"{_MATH1[n]}({x})"
+    raise CompilationError(f"opencl: cannot render vector op '{n}'", op.loc)
+
+
+def _cast(op: Operation, x: str) -> str:
+    s, d = _elem(op.operand.type), _elem(op.result.type)
+    dt = ct.reg(op.result.type)
+    if s == d:
+        return x
+    if s.is_float and d.is_int:
+        return f"convert_{dt}_sat_rtz({x})"
+    if s.is_int and d.is_int and s.bitwidth == d.bitwidth:
+        return f"as_{dt}({x})"
+    return f"convert_{dt}({x})"
+
+
+def _vreduce(r: Renderer, op: Operation, src: str, depth: int) -> None:
+    """Combine halves until one lane is left: ``t = f(v.lo, v.hi)``, then ``f(t.lo, t.hi)``..."""
+    vt = op.operand.type
+    assert isinstance(vt, VectorType)
+    e = _elem(vt)
+    name = _KIND_OP[op.attributes["kind"]]
+    cur, lanes = src, vt.lanes
+    while lanes > 1:
+        lanes //= 2
+        t: Type = VectorType(lanes, e) if lanes > 1 else e
+        r.counter += 1
+        tmp = f"t{r.counter}"
+        expr = binary(name, t, f"{cur}.lo", f"{cur}.hi", bool(op.attributes.get("propagate_nan")))
+        if e.is_float and name in ("arith.max", "arith.min") and lanes == 1 and op.attributes.get("propagate_nan"):
+            expr = f"(isnan({cur}.lo) || isnan({cur}.hi) ? {cur}.lo + {cur}.hi : f{name[6:]}({cur}.lo, {cur}.hi))"
+        r.emit(depth, f"const {ct.reg(t)} {tmp} = {expr};")
+        cur = tmp
+    r.names[id(op.result)] = cur

@@ -1,0 +1,129 @@
+"""The vector ops of the ``wi`` dialect (listed in :data:`kdsl.ir.dialects.wi.WI`).
+
+They exist only after :mod:`kdsl.lowering.vectorize` rewrote an element loop
+to run ``N`` consecutive slots per iteration: values of type
+``vector<NxT>`` hold those ``N`` lanes, ``arith``/``math`` ops act on them
+lane by lane, and the ops here move lanes between memory and registers,
+splat a scalar and fold lanes back into a scalar. Why explicit ops rather
+than trusting the target compiler: PoCL never vectorises a loop inside a
+work-item (``PLATFORM.md``), so a renderer must be told, op by op, what is a
+vector. Every access is whole: the vectoriser only emits these ops for lanes
+it proved in bounds (masked lanes run in the scalar remainder loop).
+"""
+
+from __future__ import annotations
+
+from kdsl.ir.core import Operation, Pure
+from kdsl.ir.dialects.common import require_int
+from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type, VectorType
+
+REDUCE_KINDS = ("add", "mul", "max", "min", "and", "or", "xor")
+
+
+def _vector(op: Operation, t: Type, elem: object) -> VectorType:
+    if not isinstance(t, VectorType) or t.element != elem:
+        raise op.error(f"expects a vector of {elem}, got {t}")
+    return t
+
+
+class VLoadOp(Operation):
+    """``wi.vload %mem, %index : vector<NxT>``: elements ``index .. index+N-1`` of a memref."""
+
+    NAME = "wi.vload"
+    OPERANDS = ("mem", "index")
+
+    def verify_(self) -> None:
+        t = self.mem.type
+        if not isinstance(t, MemRefType):
+            raise self.error("loads from a memref")
+        _vector(self, self.result.type, t.element)
+        require_int(self, self.index.type)
+
+
+class VStoreOp(Operation):
+    """``wi.vstore %value, %mem, %index``: write the lanes of ``value`` to ``index .. index+N-1``."""
+
+    NAME = "wi.vstore"
+    OPERANDS = ("value", "mem", "index")
+    RESULTS = ()
+
+    def verify_(self) -> None:
+        t = self.mem.type
+        if not isinstance(t, MemRefType):
+            raise self.error("stores to a memref")
+        _vector(self, self.value.type, t.element)
+        require_int(self, self.index.type)
+
+
+class GVLoadOp(Operation):
+    """``wi.gvload %ptr : vector<NxT>``: the ``N`` consecutive elements at ``ptr .. ptr+N-1``.
+
+    Only element alignment is assumed (``ptr`` need not be aligned to the
+    vector size); never masked: the vectoriser proved every lane in bounds.
+    """
+
+    NAME = "wi.gvload"
+    OPERANDS = ("ptr",)
+
+    def verify_(self) -> None:
+        pt = self.ptr.type
+        if not isinstance(pt, PointerType):
+            raise self.error("loads through a scalar pointer")
+        _vector(self, self.result.type, pt.pointee)
+
+
+class GVStoreOp(Operation):
+    """``wi.gvstore %ptr, %value``: write the lanes of ``value`` to ``ptr .. ptr+N-1``."""
+
+    NAME = "wi.gvstore"
+    OPERANDS = ("ptr", "value")
+    RESULTS = ()
+
+    def verify_(self) -> None:
+        pt = self.ptr.type
+        if not isinstance(pt, PointerType):
+            raise self.error("stores through a scalar pointer")
+        _vector(self, self.value.type, pt.pointee)
+
+
+class BroadcastOp(Operation):
+    """``wi.broadcast %x : vector<NxT>``: every lane equals the scalar ``x``."""
+
+    NAME = "wi.broadcast"
+    OPERANDS = ("operand",)
+    TRAITS = (Pure,)
+
+    def verify_(self) -> None:
+        _vector(self, self.result.type, self.operand.type)
+
+
+class VReduceOp(Operation):
+    """``wi.vreduce {kind} %v : T``: combine the lanes of ``v`` into one scalar.
+
+    ``kind`` is one of add mul max min and or xor, with the ``arith`` op's
+    meaning (``propagate_nan`` as ``arith.max``/``arith.min``). The lanes are
+    combined as a balanced tree (halves, then quarters, ...): float ``add``
+    and ``mul`` are therefore reassociated, which Triton allows (a
+    reduction's order is unspecified); the other kinds are exact in any order.
+    """
+
+    NAME = "wi.vreduce"
+    OPERANDS = ("operand",)
+    ATTRS = {"kind": str, "propagate_nan?": bool}
+    TRAITS = (Pure,)
+
+    def verify_(self) -> None:
+        e = self.result.type
+        if not isinstance(e, ScalarType):
+            raise self.error(f"result must be a scalar, got {e}")
+        vt = _vector(self, self.operand.type, e)
+        if vt.lanes & (vt.lanes - 1):
+            raise self.error(f"lane count must be a power of two, got {vt.lanes}")
+        kind = self.attributes["kind"]
+        if kind not in REDUCE_KINDS:
+            raise self.error(f"unknown reduction kind {kind!r}")
+        if kind in ("and", "or", "xor") and not e.is_int:
+            raise self.error(f"'{kind}' needs an integer type, got {e}")
+
+
+VECTOR_OPS: tuple[type[Operation], ...] = (VLoadOp, VStoreOp, GVLoadOp, GVStoreOp, BroadcastOp, VReduceOp)

@@ -1,0 +1,114 @@
+"""Loads and stores of affine pointer tiles as block copies (``wi.block_load/store``).
+
+When a ``tile.load``/``tile.store`` has a pointer tile with an
+:class:`~kdsl.lowering.affine.Affine` form whose innermost stride is 1, a mask
+with a :class:`~kdsl.lowering.affine.Bounds` form (or none) and a uniform
+``other``, the whole access is one op: a base pointer, one stride per outer
+dimension and one valid extent per dimension. Renderers copy full rows with
+vector loads/stores and only a partial row element by element; the pointer
+tile is never evaluated (nor stored) per element.
+
+Used where it pays and the renderer has vectors (``Layout.vector_width > 1``,
+one work-item per group, so the private array is the whole row-major tile):
+
+* loads whose tile is a ``tile.dot`` operand -- it is stored in a private
+  array anyway for the register-blocked ``wi.mma``; a load read only
+  elementwise stays fused into its consumer's element loop instead;
+* stores of a tile that is already stored (the dot's accumulator).
+"""
+
+from __future__ import annotations
+
+from kdsl.ir.core import Operation, Value
+from kdsl.ir.dialects import arith, wi
+from kdsl.ir.types import ScalarType
+from kdsl.lowering import affine
+from kdsl.lowering.affine import Affine, Bounds
+from kdsl.lowering.index import Index
+from kdsl.lowering.lowerer import I32, Lowerer
+from kdsl.lowering.reps import Lazy, Mat, Rep
+
+_ELEMS = ("f32", "f64", "i32", "u32", "i64", "u64")
+
+
+def _enabled(lw: Lowerer, shape: tuple[int, ...]) -> bool:
+    lay = lw.layout
+    return lay.vector_width > 1 and lay.num_threads == 1 and len(shape) in (1, 2)
+
+
+def _pointer_form(rep: Rep) -> Affine | None:
+    f = affine.form(rep)
+    if not isinstance(f, Affine):
+        return None
+    e = affine.pointee(f)
+    last = f.strides[-1]
+    if e is None or e.name not in _ELEMS or not (isinstance(last, int) and last == 1):
+        return None
+    return f
+
+
+def _mask_form(lw: Lowerer, mask: Value | None, rank: int) -> Bounds | None:
+    if mask is None:
+        return Bounds((None,) * rank)
+    f = affine.form(lw.rep(mask))
+    return f if isinstance(f, Bounds) else None
+
+
+def _dims(lw: Lowerer, shape: tuple[int, ...], ptr: Affine, mask: Bounds) -> list[Value]:
+    """Outer strides then extents, as wi scalars at the current region level."""
+    strides = [affine.value(lw, s, I32) for s in ptr.strides[:-1]]
+    extents = [lim if lim is not None else lw.iconst(n) for lim, n in zip(mask.limits, shape)]
+    if mask.cond is not None:  # a uniform false condition empties the block
+        zero = lw.const(0, extents[0].type)
+        extents[0] = lw.top.create(arith.SelectOp, [mask.cond, extents[0], zero], [extents[0].type]).result
+    return [*strides, *extents]
+
+
+def _feeds_dot(v: Value) -> bool:
+    return bool(v.uses) and all(u.NAME == "tile.dot" and i in (0, 1) for u, i in v.uses)
+
+
+def try_block_load(lw: Lowerer, op: Operation) -> bool:
+    """Lower ``op`` (a tile.load) as one ``wi.block_load`` when it qualifies (module doc)."""
+    res = op.result
+    shape = res.type.shape
+    if not _enabled(lw, shape) or not _feeds_dot(res) or op.attributes.get("volatile", False):
+        return False
+    ptr = _pointer_form(lw.rep(op.ptr))
+    mask = _mask_form(lw, op.mask, len(shape))
+    other = lw.rep(op.other) if op.other is not None else None
+    if ptr is None or mask is None or not (other is None or (isinstance(other, Lazy) and other.cost == 0)):
+        return False
+    elem = res.type.scalar
+    assert isinstance(elem, ScalarType)
+    lw.close_nest()
+    lw.order_memory("load")
+    with lw.at(lw.top):
+        fill = (
+            lw.elem(other, Index(lw, shape, flat=lw.iconst(0)))
+            if other is not None
+            else lw.const(0.0 if elem.is_float else 0, elem)
+        )
+        dims = _dims(lw, shape, ptr, mask)
+    m = lw.new_mat(shape, elem)
+    lw.top.create(wi.BlockLoadOp, [m.priv, ptr.base, fill, *dims], [], {"shape": tuple(shape)})
+    lw.reps[res] = m
+    return True
+
+
+def try_block_store(lw: Lowerer, op: Operation) -> bool:
+    """Lower ``op`` (a tile.store of a stored tile) as one ``wi.block_store`` when it qualifies."""
+    shape = op.ptr.type.shape
+    value = lw.rep(op.value)
+    if not _enabled(lw, shape) or not isinstance(value, Mat):
+        return False
+    ptr = _pointer_form(lw.rep(op.ptr))
+    mask = _mask_form(lw, op.mask, len(shape))
+    if ptr is None or mask is None:
+        return False
+    lw.close_nest()
+    lw.order_memory("store")
+    with lw.at(lw.top):
+        dims = _dims(lw, shape, ptr, mask)
+    lw.top.create(wi.BlockStoreOp, [value.priv, ptr.base, *dims], [], {"shape": tuple(shape)})
+    return True

@@ -1,0 +1,486 @@
+"""Vectorise element loops of the work-item IR (``vector<NxT>`` ops, see ``wi_vector.py``).
+
+Why: a CPU OpenCL device (PoCL) never vectorises a loop inside a work-item,
+and with one work-item per program every tile op is such a loop, so
+memory-bound kernels ran scalar at a tenth of the copy bandwidth
+(``PLATFORM.md``). This pass does it explicitly, once, for every renderer
+with ``Layout.vector_width > 1``.
+
+An innermost ``scf.for s in [lo, hi) step 1`` is rewritten when every op of
+its body is one of (classified while walking the body in order):
+
+* **uniform** -- defined outside the loop, or a pure op of uniform operands
+  (also a ``wi.load``/``wi.gload`` at a uniform place the loop never stores to);
+* **affine** -- ``s``, ``u + s``, ``s + u``, ``s - u`` (the index type, stride 1);
+* **contiguous pointer** -- ``addptr(uniform, affine)``, ``addptr(contiguous, uniform)``;
+* **lane-true mask** -- ``affine < u``, ``affine <= u``, ``u > affine``,
+  ``u >= affine``, and conjunctions of them: the vector loop's trip count is
+  cut so that they hold for every lane it runs (the *remainder* loop, the
+  original scalar loop, runs the rest with its masks);
+* **vector** -- ``wi.gload``/``wi.gstore`` through contiguous pointers (masks
+  lane-true), ``wi.load``/``wi.store`` of private/local arrays at affine
+  slots, elementwise ``arith``/``math`` ops, compares, selects and casts on
+  32/64-bit element types (``f32 f64 i32 u32 i64 u64``; ``i1`` lane masks);
+* **reduction** -- a loop-carried value whose only use is ``acc = acc op x``
+  (``add mul max min and or xor``) yielded back: the vector loop keeps ``N``
+  partial results, folded by ``wi.vreduce`` at its exit (float ``add``/``mul``
+  are thus reassociated, as Triton allows: its reductions have no specified
+  order; ``max``/``min``/bitwise results are exact).
+
+Anything else (other element types, strided or gathered accesses, nested
+regions, atomics...) leaves the loop scalar: correct first. The vector loop
+covers ``[lo, vend)`` with ``vend = lo + (L - lo) // N * N`` and
+``L = max(lo, min(hi, bounds...))``; the original loop then starts at
+``vend`` with the reduced values as its inits, and is deleted when constant
+bounds prove it empty. Bounds are computed in the index type (``u - c`` of a
+mask ``s + c < u`` must not overflow, as in any i32 index arithmetic).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdsl.ir.core import Block, Builder, Operation, Pure, Region, Value
+from kdsl.ir.dialects import arith, scf, wi
+from kdsl.ir.dialects.wi_vector import BroadcastOp, GVLoadOp, GVStoreOp, VLoadOp, VReduceOp, VStoreOp
+from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
+
+VECTOR_ELEMS = frozenset({"f32", "f64", "i32", "u32", "i64", "u64"})
+FLOAT_OPS = frozenset({
+    "arith.add", "arith.sub", "arith.mul", "arith.div", "arith.rem", "arith.max", "arith.min", "arith.neg",
+    "math.exp", "math.exp2", "math.log", "math.log2", "math.sqrt", "math.sqrt_rn", "math.rsqrt", "math.sin",
+    "math.cos", "math.tanh", "math.erf", "math.floor", "math.ceil", "math.abs", "math.fma", "math.div_rn",
+})  # fmt: skip
+INT_OPS = frozenset({"arith.add", "arith.sub", "arith.mul", "arith.and", "arith.or", "arith.xor", "arith.max",
+                     "arith.min", "arith.neg", "math.abs"})  # fmt: skip
+BOOL_OPS = frozenset({"arith.and", "arith.or", "arith.xor"})
+REDUCE = {"arith.add": "add", "arith.mul": "mul", "arith.max": "max", "arith.min": "min", "arith.and": "and",
+          "arith.or": "or", "arith.xor": "xor"}  # fmt: skip
+IDEMPOTENT = frozenset({"max", "min", "and", "or"})
+
+# value kinds inside the loop body
+U, A, P, M, V, R = "uniform", "affine", "pointer", "mask", "vector", "reduction"
+
+
+class Reject(Exception):
+    """The loop is not vectorisable (left scalar)."""
+
+
+def vector_width(requested: int) -> int:
+    """The largest power of two <= ``requested`` (vreduce trees halve the lanes)."""
+    vw = 1
+    while vw * 2 <= requested:
+        vw *= 2
+    return vw
+
+
+def vectorize(func: Operation, width: int) -> int:
+    """Vectorise the innermost element loops of ``func`` by ``width`` lanes; return how many."""
+    vw = vector_width(width)
+    if vw < 2:
+        return 0
+    loops = [op for op in func.walk() if isinstance(op, scf.ForOp)]
+    done = 0
+    for loop in loops:
+        body = loop.regions[0].block
+        if any(o.regions for o in body.ops) or not _unit_step(loop) or body.args[0].type != ScalarType("i32"):
+            continue
+        if _trip_count(loop) is not None and _trip_count(loop) < vw:  # type: ignore[operator]
+            continue
+        try:
+            _Vectorizer(loop, vw).run()
+        except Reject:
+            continue
+        done += 1
+    return done
+
+
+def _const(v: Value) -> Any:
+    op = v.owner_op
+    return op.attributes["value"] if isinstance(op, arith.ConstantOp) else None
+
+
+def _unit_step(loop: Operation) -> bool:
+    return bool(_const(loop.operands[2]) == 1)
+
+
+def _trip_count(loop: Operation) -> int | None:
+    lo, hi = _const(loop.operands[0]), _const(loop.operands[1])
+    return max(0, hi - lo) if isinstance(lo, int) and isinstance(hi, int) else None
+
+
+def _vectorisable(t: Type) -> bool:
+    return isinstance(t, ScalarType) and t.name in VECTOR_ELEMS
+
+
+@dataclass(eq=False)
+class _Vectorizer:
+    """Builds the vector loop of one scalar loop (raises :class:`Reject` before touching the IR)."""
+
+    loop: Operation
+    vw: int
+    kind: dict[Value, str] = field(default_factory=dict)
+    new: dict[Value, Value] = field(default_factory=dict)  # lane-0 scalar, vector, or uniform value
+    hoistable: set[Value] = field(default_factory=set)
+    bounds: list[tuple[Value, Value, int]] = field(default_factory=list)  # (affine, bound, +1 for <=)
+    reductions: dict[int, tuple[Operation, str]] = field(default_factory=dict)
+    stored: set[Value] = field(default_factory=set)  # memrefs stored to in the loop
+    gstores: bool = False
+    splats: dict[Value, Value] = field(default_factory=dict)
+    consts: dict[tuple[Type, type, object], Value] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.body = self.loop.regions[0].block
+        self.iv = self.body.args[0]
+        self.vblock = Block([self.iv.type])
+        self.b = Builder(self.vblock)
+        self.b.loc = self.loop.loc
+        self.pre = Builder()
+        self.pre.set_insertion_point_before(self.loop)
+        self.pre.loc = self.loop.loc
+        for o in self.body.ops:
+            if isinstance(o, (wi.StoreOp, VStoreOp)):
+                self.stored.add(o.mem)
+            self.gstores = self.gstores or isinstance(o, (wi.GStoreOp, wi.AtomicRMWOp, wi.AtomicCASOp))
+
+    # --- driver -----------------------------------------------------------------------
+    def run(self) -> None:
+        self.kind[self.iv] = A
+        self.new[self.iv] = self.vblock.args[0]
+        self._reductions()
+        try:
+            for op in self.body.ops:
+                if isinstance(op, scf.YieldOp):
+                    continue
+                self.visit(op)
+            yields = self._yields()
+        except Reject:
+            for o in list(self.vblock.ops):
+                for inner in o.walk():
+                    inner.drop_operands()
+            for s in self.splats.values():
+                if s.owner_op is not None and s.owner_op.parent is not None:
+                    s.owner_op.erase()
+            raise
+        self.vblock.append(scf.YieldOp(yields, loc=self.loop.loc))
+        self._emit_loop()
+
+    def _reductions(self) -> None:
+        term = self.body.terminator
+        assert term is not None
+        for i, arg in enumerate(self.body.args[1:]):
+            if len(arg.uses) != 1:
+                raise Reject
+            op, _ = arg.uses[0]
+            red = REDUCE.get(op.NAME)
+            if red is None or op.parent is not self.body or not _vectorisable(arg.type):
+                raise Reject
+            if [(u, k) for u, k in op.result.uses] != [(term, i)]:
+                raise Reject
+            e = arg.type
+            assert isinstance(e, ScalarType)
+            if red in ("and", "or", "xor") and not e.is_int:
+                raise Reject
+            self.kind[arg] = R
+            self.reductions[i] = (op, red)
+            self.vblock.add_arg(VectorType(self.vw, e))
+            self.new[arg] = self.vblock.args[1 + i]
+
+    def _yields(self) -> list[Value]:
+        return [self.new[op.result] for op, _ in (self.reductions[i] for i in range(len(self.reductions)))]
+
+    # --- classification ----------------------------------------------------------------
+    def k(self, v: Value) -> str:
+        if v in self.kind:
+            return self.kind[v]
+        if not self._inside(v):
+            self.hoistable.add(v)
+            self.new[v] = v
+            return U
+        raise Reject  # defined in a nested region or later (cannot happen in SSA order)
+
+    def _inside(self, v: Value) -> bool:
+        op = v.owner_op
+        block = op.parent if op is not None else getattr(v, "block", None)
+        return block is self.body
+
+    def set(self, v: Value, kind: str, new: Value | None) -> None:
+        self.kind[v] = kind
+        if new is not None:
+            self.new[v] = new
+
+    def vec(self, v: Value) -> Value:
+        """``v`` as a vector (uniform values are splat)."""
+        kind = self.k(v)
+        if kind in (V, R):
+            return self.new[v]
+        if kind != U:
+            raise Reject  # affine indices / pointers / lane-true masks as data: left scalar
+        return self.splat(v)
+
+    def splat(self, v: Value) -> Value:
+        if v in self.splats:
+            return self.splats[v]
+        if not _vectorisable(v.type) and v.type != ScalarType("i1"):
+            raise Reject
+        b = self.pre if not self._inside(v) else self.b
+        t = v.type
+        assert isinstance(t, ScalarType)
+        s = b.create(BroadcastOp, [self.new[v]], [VectorType(self.vw, t)]).result
+        self.splats[v] = s
+        return s
+
+    def clone(self, op: Operation, operands: list[Value], t: Type | None) -> Value:
+        res = self.b.create(type(op), operands, [t] if t is not None else [], dict(op.attributes))
+        return res.result if t is not None else operands[0]
+
+    # --- ops ----------------------------------------------------------------------------
+    def visit(self, op: Operation) -> None:
+        kinds = [self.k(v) for v in op.operands]
+        if op.results and all(k == U for k in kinds) and self._uniform_ok(op):
+            r = op.result
+            self.set(r, U, self.clone(op, [self.new[v] for v in op.operands], r.type))
+            if op.has_trait(Pure) and all(v in self.hoistable for v in op.operands):
+                self.hoistable.add(r)
+            return
+        handler = _HANDLERS.get(op.NAME)
+        if handler is None:
+            if op.NAME in FLOAT_OPS | INT_OPS:
+                self.elementwise(op, kinds)
+                return
+            raise Reject
+        handler(self, op, kinds)
+
+    def _uniform_ok(self, op: Operation) -> bool:
+        if op.has_trait(Pure) or len(op.results) != 1:
+            return op.has_trait(Pure)
+        if isinstance(op, wi.LoadOp):
+            return op.mem not in self.stored
+        return isinstance(op, wi.GLoadOp) and not self.gstores
+
+    def elementwise(self, op: Operation, kinds: list[str]) -> None:
+        e = op.result.type
+        assert isinstance(e, ScalarType)
+        allowed = FLOAT_OPS if e.is_float else BOOL_OPS if e.name == "i1" else INT_OPS
+        if op.NAME not in allowed or (e.name != "i1" and not _vectorisable(e)):
+            raise Reject
+        for idx, (v, kd) in enumerate(zip(op.operands, kinds)):
+            if kd == R:
+                red = self.reductions.get(getattr(v, "index", 0) - 1)
+                if red is None or red[0] is not op or idx > 1:
+                    raise Reject
+        self.set(op.result, V, self.clone(op, [self.vec(v) for v in op.operands], VectorType(self.vw, e)))
+
+    def index_add(self, op: Operation, kinds: list[str]) -> None:
+        r = op.result
+        ok_t = r.type == self.iv.type
+        pairs = {(A, U): 1, (U, A): 0} if op.NAME == "arith.add" else {(A, U): 1}
+        other = pairs.get((kinds[0], kinds[1])) if ok_t else None
+        if other is None:
+            self.elementwise(op, kinds)
+            return
+        if op.operands[other] not in self.hoistable:
+            raise Reject
+        self.set(r, A, self.clone(op, [self.new[v] for v in op.operands], r.type))
+
+    def addptr(self, op: Operation, kinds: list[str]) -> None:
+        if (kinds[0], kinds[1]) not in ((U, A), (P, U)):
+            raise Reject
+        self.set(op.result, P, self.clone(op, [self.new[v] for v in op.operands], op.result.type))
+
+    def cmp(self, op: Operation, kinds: list[str]) -> None:
+        pred = op.attributes["predicate"]
+        ka, kb = kinds
+        if A in (ka, kb):
+            flip = {"gt": "lt", "ge": "le"}
+            if ka == A and kb == U and pred in ("lt", "le"):
+                a, bound = op.operands
+            elif kb == A and ka == U and pred in flip:
+                bound, a = op.operands
+                pred = flip[pred]
+            else:
+                raise Reject
+            if bound not in self.hoistable or op.lhs.type != self.iv.type:
+                raise Reject
+            self.bounds.append((a, bound, 1 if pred == "le" else 0))
+            self.set(op.result, M, None)
+            return
+        if not _vectorisable(op.lhs.type) or not {ka, kb} <= {U, V}:
+            raise Reject
+        res = self.clone(op, [self.vec(v) for v in op.operands], VectorType(self.vw, ScalarType("i1")))
+        self.set(op.result, V, res)
+
+    def logic_and(self, op: Operation, kinds: list[str]) -> None:
+        if M not in kinds:
+            self.elementwise(op, kinds)
+            return
+        other = kinds[1] if kinds[0] == M else kinds[0]
+        if other == M:
+            self.set(op.result, M, None)
+        elif other == V:
+            v = op.operands[1] if kinds[0] == M else op.operands[0]
+            self.set(op.result, V, self.new[v])
+        else:
+            raise Reject
+
+    def select(self, op: Operation, kinds: list[str]) -> None:
+        kc = kinds[0]
+        if kc == M:  # lanes are in bounds: the true value
+            tv = op.true_value
+            self.set(op.result, self.k(tv), self.new.get(tv))
+            return
+        if kc != V or not _vectorisable(op.result.type):
+            raise Reject
+        vals = [self.new[op.cond], self.vec(op.true_value), self.vec(op.false_value)]
+        self.set(op.result, V, self.clone(op, vals, VectorType(self.vw, _scalar(op.result.type))))
+
+    def cast(self, op: Operation, kinds: list[str]) -> None:
+        if kinds[0] != V or not _vectorisable(op.operand.type) or not _vectorisable(op.result.type):
+            raise Reject
+        self.set(op.result, V, self.clone(op, [self.new[op.operand]], VectorType(self.vw, _scalar(op.result.type))))
+
+    def gload(self, op: Operation, kinds: list[str]) -> None:
+        if kinds[0] != P or any(k != M for k in kinds[1:2]) or not _vectorisable(_pointee(op.ptr.type)):
+            raise Reject
+        t = VectorType(self.vw, _pointee(op.ptr.type))
+        self.set(op.result, V, self.b.create(GVLoadOp, [self.new[op.ptr]], [t]).result)
+
+    def gstore(self, op: Operation, kinds: list[str]) -> None:
+        if kinds[0] != P or any(k != M for k in kinds[2:]) or not _vectorisable(_pointee(op.ptr.type)):
+            raise Reject
+        self.b.create(GVStoreOp, [self.new[op.ptr], self.vec(op.value)])
+
+    def load(self, op: Operation, kinds: list[str]) -> None:
+        if kinds[1] != A or not _vectorisable(op.result.type):
+            raise Reject
+        t = VectorType(self.vw, _scalar(op.result.type))
+        self.set(op.result, V, self.b.create(VLoadOp, [self.new[op.mem], self.new[op.index]], [t]).result)
+
+    def store(self, op: Operation, kinds: list[str]) -> None:
+        if kinds[2] != A or kinds[1] != U or not _vectorisable(op.value.type):
+            raise Reject
+        self.b.create(VStoreOp, [self.vec(op.value), self.new[op.mem], self.new[op.index]])
+
+    # --- the loops ------------------------------------------------------------------------
+    def _emit_loop(self) -> None:
+        loop, pre, vw = self.loop, self.pre, self.vw
+        lo, hi = loop.operands[0], loop.operands[1]
+        it = self.iv.type
+        limit = hi
+        for a, bound, inclusive in self.bounds:
+            offset = self._offset(a)
+            lim = bound if offset is None else self._arith(arith.SubOp, bound, offset)
+            if inclusive:
+                lim = self._arith(arith.AddOp, lim, self._c(1, it))
+            limit = pre.create(arith.MinOp, [limit, lim], [it]).result
+        count = _trip_count(loop)
+        if count is not None and not self.bounds:
+            vend = self._c(_const(lo) + count // vw * vw, it)
+            empty = count % vw == 0
+        else:
+            limit = pre.create(arith.MaxOp, [limit, lo], [it]).result
+            span = self._arith(arith.SubOp, limit, lo)
+            whole = self._arith(arith.MulOp, self._arith(arith.DivOp, span, self._c(vw, it)), self._c(vw, it))
+            vend = self._arith(arith.AddOp, lo, whole)
+            empty = False
+        inits = [self._vinit(loop.operands[3 + i], red) for i, (_, red) in sorted(self.reductions.items())]
+        vloop = pre.create(scf.ForOp, [lo, vend, self._c(vw, it), *inits], [v.type for v in inits],
+                           regions=[Region([self.vblock])])  # fmt: skip
+        finals = [self._final(loop.operands[3 + i], vloop.results[i], op, red)
+                  for i, (op, red) in sorted(self.reductions.items())]  # fmt: skip
+        if empty:
+            for r, f in zip(loop.results, finals):
+                r.replace_all_uses_with(f)
+            loop.erase()
+            return
+        loop.set_operand(0, vend)
+        for i, f in enumerate(finals):
+            loop.set_operand(3 + i, f)
+
+    def _c(self, value: int | float, t: Type) -> Value:
+        key = (t, type(value), value)
+        if key not in self.consts:
+            self.consts[key] = self.pre.create(arith.ConstantOp, [], [t], {"value": value}).result
+        return self.consts[key]
+
+    def _arith(self, cls: type[Operation], a: Value, b: Value) -> Value:
+        """``a op b`` in the index type before the loop (``x + 0``, ``x - 0``, ``0 + x`` folded)."""
+        if _const(b) == 0 and cls in (arith.AddOp, arith.SubOp):
+            return a
+        if _const(a) == 0 and cls is arith.AddOp:
+            return b
+        return self.pre.create(cls, [a, b], [a.type]).result
+
+    def _offset(self, a: Value) -> Value | None:
+        """``c`` of the affine ``a = s + c``: ``a``'s ops cloned before the loop with ``s = 0``.
+
+        Affine values are made of ``add``/``sub`` only, so ``s = 0`` just drops ``s``
+        (``None`` stands for that zero)."""
+        memo: dict[Value, Value | None] = {self.iv: None}
+
+        def at0(v: Value) -> Value | None:
+            if v in memo:
+                return memo[v]
+            if not self._inside(v):
+                return v
+            op = v.owner_op
+            assert op is not None and isinstance(op, (arith.AddOp, arith.SubOp))
+            x, y = (at0(o) for o in op.operands)
+            if x is None or y is None:  # s + u, u + s, s - u (u - s is not affine)
+                other = y if x is None else x
+                assert other is not None
+                out = other if x is not None or isinstance(op, arith.AddOp) else self._neg(other)
+            else:
+                out = self._arith(type(op), x, y)
+            memo[v] = out
+            return out
+
+        return at0(a)  # None: a is s itself
+
+    def _neg(self, v: Value) -> Value:
+        return self.pre.create(arith.SubOp, [self._c(0, v.type), v], [v.type]).result
+
+    def _vinit(self, init: Value, red: str) -> Value:
+        e = _scalar(init.type)
+        t = VectorType(self.vw, e)
+        if red in IDEMPOTENT:
+            return self.pre.create(BroadcastOp, [init], [t]).result
+        ident: float | int = (1.0 if e.is_float else 1) if red == "mul" else (-0.0 if e.is_float else 0)
+        return self.pre.create(BroadcastOp, [self._c(ident, e)], [t]).result
+
+    def _final(self, init: Value, vacc: Value, op: Operation, red: str) -> Value:
+        attrs = {"kind": red}
+        if "propagate_nan" in op.attributes:
+            attrs["propagate_nan"] = op.attributes["propagate_nan"]
+        e = init.type
+        folded = self.pre.create(VReduceOp, [vacc], [e], attrs).result  # type: ignore[arg-type]
+        if red in IDEMPOTENT:
+            return folded
+        return self.pre.create(type(op), [init, folded], [e], dict(op.attributes)).result
+
+
+def _scalar(t: Type) -> ScalarType:
+    assert isinstance(t, ScalarType), t
+    return t
+
+
+def _pointee(t: Type) -> ScalarType:
+    assert isinstance(t, PointerType), t
+    return t.pointee
+
+
+_HANDLERS: dict[str, Callable[[_Vectorizer, Operation, list[str]], None]] = {
+    "arith.add": _Vectorizer.index_add,
+    "arith.sub": _Vectorizer.index_add,
+    "arith.and": _Vectorizer.logic_and,
+    "arith.cmp": _Vectorizer.cmp,
+    "arith.select": _Vectorizer.select,
+    "arith.cast": _Vectorizer.cast,
+    "wi.addptr": _Vectorizer.addptr,
+    "wi.gload": _Vectorizer.gload,
+    "wi.gstore": _Vectorizer.gstore,
+    "wi.load": _Vectorizer.load,
+    "wi.store": _Vectorizer.store,
+}
