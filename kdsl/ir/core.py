@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, ClassVar, TypeVar
 
 from kdsl.ir.types import Type
@@ -280,7 +281,11 @@ class Operation:
 
     @classmethod
     def has_trait(cls, trait: type[Trait]) -> bool:
-        return any(issubclass(t, trait) for t in cls.TRAITS)
+        key = (cls, trait)  # asked per op by the verifier and every pass: remember per class
+        known = _HAS_TRAIT.get(key)
+        if known is None:
+            known = _HAS_TRAIT[key] = any(issubclass(t, trait) for t in cls.TRAITS)
+        return known
 
     # --- structure -------------------------------------------------------------
     def set_operand(self, index: int, value: Value) -> None:
@@ -333,6 +338,9 @@ class Operation:
         return f"<{self.NAME} at {self.loc}>"
 
 
+_HAS_TRAIT: dict[tuple[type[Operation], type[Trait]], bool] = {}
+
+
 def _freeze(v: AttrValue) -> AttrValue:
     if isinstance(v, list):
         return tuple(_freeze(x) for x in v)
@@ -341,23 +349,33 @@ def _freeze(v: AttrValue) -> AttrValue:
     return v
 
 
-def _spec_names(spec: tuple[str, ...]) -> set[str]:
-    return {s.strip("*?") for s in spec}
+# Specs are class constants read on every named access (``op.lhs``) and every
+# verification (~10 per compile): digest each spec once.
+@cache
+def _spec_names(spec: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(s.strip("*?") for s in spec)
+
+
+@cache
+def _spec_slot(spec: tuple[str, ...], name: str) -> tuple[int, str]:
+    """(index, "*" variadic / "?" optional / "" plain) of ``name`` in ``spec``."""
+    for i, s in enumerate(spec):
+        if s.strip("*?") == name:
+            return i, "*" if s.startswith("*") else "?" if s.endswith("?") else ""
+    raise AttributeError(name)
 
 
 def _select(spec: tuple[str, ...], values: Sequence[Value], name: str) -> Any:
     """Resolve a named operand/result against the declared spec."""
-    for i, s in enumerate(spec):
-        if s.strip("*?") != name:
-            continue
-        if s.startswith("*"):
-            return list(values[i:])
-        if s.endswith("?"):
-            return values[i] if i < len(values) else None
-        return values[i]
-    raise AttributeError(name)
+    i, kind = _spec_slot(spec, name)
+    if kind == "*":
+        return list(values[i:])
+    if kind == "?":
+        return values[i] if i < len(values) else None
+    return values[i]
 
 
+@cache
 def spec_arity(spec: tuple[str, ...]) -> tuple[int, int | None]:
     """(minimum, maximum or None for unbounded) count allowed by a spec."""
     lo = sum(1 for s in spec if not s.startswith("*") and not s.endswith("?"))

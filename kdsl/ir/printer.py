@@ -19,6 +19,7 @@ import math
 import re
 import sys
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -68,6 +69,7 @@ def print_type(t: Type) -> str:
 # --- attribute and token formatting (shared with the parser's tests) ---------
 
 
+@lru_cache(maxsize=4096)  # every location quotes its file name: the same few strings
 def quote_string(s: str) -> str:
     """``s`` as a double-quoted literal; control and unprintable characters are escaped."""
     out = ['"']

@@ -6,7 +6,11 @@ A pipeline is written ``inline,canonicalize,cse`` with options in braces:
 ``=`` continues the previous option's list value).
 
 After each pass the module is verified (``verify=False`` turns that off), so
-a broken pass is caught right where it broke the IR. IR dumps after each pass
+a broken pass is caught right where it broke the IR. ``verify_each=False``
+verifies only the pipeline's input and final output: the JIT runs the default
+pipeline that way (each verification costs about as much as a pass, and
+verifying every pass roughly doubled a compile), unless
+``KDSL_VERIFY_EACH_PASS=1`` or an IR dump is requested. IR dumps after each pass
 go to stderr (``dump=True`` or env ``KDSL_DUMP=1``) or into a directory
 (``dump=path`` or ``KDSL_DUMP=path``) as ``NN-passname.mlir`` files.
 """
@@ -18,24 +22,34 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from kdsl.ir.core import IRError, ModuleOp
 from kdsl.ir.printer import print_op
 from kdsl.ir.verifier import verify
-from kdsl.transforms.base import Pass, PassError, Tunable
+from kdsl.transforms.base import Pass, PassError, _known_text
 from kdsl.transforms.registry import PASSES
 
 DumpTarget = bool | str | os.PathLike[str] | None
 
 _ENV_DUMP = "KDSL_DUMP"
+_ENV_VERIFY_EACH = "KDSL_VERIFY_EACH_PASS"
+
+
+def verify_each_from_env() -> bool:
+    """``KDSL_VERIFY_EACH_PASS=1``: the JIT verifies after every pass (finds the pass that broke the IR)."""
+    return os.environ.get(_ENV_VERIFY_EACH, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 class PassManager:
     """An ordered list of passes run on a module."""
 
-    def __init__(self, passes: Iterable[Pass] = (), *, verify: bool = True, dump: DumpTarget = None) -> None:
+    def __init__(
+        self, passes: Iterable[Pass] = (), *, verify: bool = True, verify_each: bool = True, dump: DumpTarget = None
+    ) -> None:
         self.passes: list[Pass] = list(passes)
         self.verify = verify
+        self.verify_each = verify_each
         self.dump = dump
         self.timings: list[tuple[str, float]] = []
 
@@ -43,13 +57,19 @@ class PassManager:
         self.passes.append(p)
         return self
 
-    def run(self, module: ModuleOp) -> ModuleOp:
-        """Run every pass in order on ``module`` (in place); returns it for chaining."""
+    def run(self, module: ModuleOp, *, input_verified: bool = False) -> ModuleOp:
+        """Run every pass in order on ``module`` (in place); returns it for chaining.
+
+        ``input_verified=True``: the caller has just verified ``module`` (the
+        JIT does, to blame the frontend), so the pipeline does not again.
+        """
         target = _dump_target(self.dump)
         self.timings = []
-        if self.verify:
+        if self.verify and not input_verified:
             _verify(module, "the input of the pipeline")
         _dump(target, 0, "input", module)
+        each = self.verify_each or target is not False
+        last = len(self.passes)
         for i, p in enumerate(self.passes, 1):
             start = time.perf_counter()
             try:
@@ -58,8 +78,10 @@ class PassManager:
                 raise PassError(f"pass '{p.name}' failed: {e}") from e
             self.timings.append((p.name, time.perf_counter() - start))
             _dump(target, i, p.name, module)
-            if self.verify:
+            if self.verify and each:
                 _verify(module, f"pass '{p.name}'")
+            elif self.verify and i == last:
+                _verify(module, f"the pipeline '{self.pipeline_text()}' (set {_ENV_VERIFY_EACH}=1 to find the pass)")
         return module
 
     def pipeline_text(self) -> str:
@@ -198,43 +220,50 @@ def _split_options(pass_name: str, body: str) -> list[tuple[str, str]]:
 # sum (within tile.dot's unspecified order, but visible bit-wise); ``licm``
 # (exact too) waits until the lowering's golden files are regenerated for it
 # (it changes tests/lowering/golden/mma_* text): add it here in front.
-TILE_PASSES = "mask-elim,loop-split,unroll"
+TILE_PASSES = "ptr-offsets,mask-elim,loop-split,unroll"
 CLEANUP = "inline,canonicalize,cse,dce"
 
 
-class FixedKnobs(Pass):
-    """A pass run with fixed options: it reports no :class:`Tunable`.
-
-    The JIT runs :func:`default_pipeline` without launch options, so a knob
-    the autotuner varied there would change nothing; wrapping keeps the
-    autotuner's declared space (``kdsl.autotune.space``) honest.
-    """
-
-    def __init__(self, inner: Pass) -> None:
-        self.inner = inner
-        self.options = inner.options
-        self.name = inner.name  # type: ignore[misc]  # the wrapped pass's name, for dumps and timings
-
-    def run(self, module: ModuleOp) -> None:
-        self.inner.run(module)
-
-    def tunables(self) -> list[Tunable]:
-        return []
-
-    def pipeline_text(self) -> str:
-        return self.inner.pipeline_text()
-
-
-def default_pipeline(*, verify: bool = True, dump: DumpTarget = None, optimize: bool = True) -> PassManager:
+def default_pipeline(
+    *,
+    verify: bool = True,
+    verify_each: bool = True,
+    dump: DumpTarget = None,
+    optimize: bool = True,
+    options: Mapping[str, Any] | None = None,
+) -> PassManager:
     """The pipeline run on every kernel.
 
     ``inline,canonicalize,cse`` then the tile passes :data:`TILE_PASSES`
-    (``mask-elim, loop-split, unroll``; knobs fixed at their defaults) and a final
+    (``ptr-offsets, mask-elim, loop-split, unroll``) and a final
     ``canonicalize,cse,dce``. ``optimize=False`` gives the cleanup alone:
-    ``inline,canonicalize,cse,dce``.
+    ``inline,canonicalize,cse,dce``. ``verify_each``: see :class:`PassManager`.
+
+    ``options`` configures passes for one compilation: ``{"unroll.max-trip": 0}``
+    sets option ``max-trip`` of every ``unroll`` in the pipeline. The JIT passes
+    a launch's dotted launch options here (that is how the autotuner's pass
+    knobs reach the compiler); an unknown pass or option or a value of the
+    wrong type is a :class:`PassError` naming the option.
     """
-    if not optimize:
-        return parse_pipeline(CLEANUP, verify=verify, dump=dump)
-    pm = parse_pipeline(f"inline,canonicalize,cse,{TILE_PASSES},canonicalize,cse,dce", verify=verify, dump=dump)
-    pm.passes = [FixedKnobs(p) if p.tunables() else p for p in pm.passes]
+    text = CLEANUP if not optimize else f"inline,canonicalize,cse,{TILE_PASSES},canonicalize,cse,dce"
+    pm = parse_pipeline(text, verify=verify, dump=dump)
+    pm.verify_each = verify_each
+    for key, value in (options or {}).items():
+        _configure(pm, key, value)
     return pm
+
+
+def _configure(pm: PassManager, key: str, value: Any) -> None:
+    """Set ``"pass.option"`` = ``value`` on every instance of that pass in ``pm``."""
+    pass_name, _, opt_name = key.partition(".")
+    targets = [p for p in pm.passes if p.name == pass_name]
+    if not targets:
+        names = ", ".join(dict.fromkeys(p.name for p in pm.passes))
+        raise PassError(f"option '{key}': no pass '{pass_name}' in the pipeline ({names})")
+    known = {o.name: o for o in targets[0].OPTIONS}
+    opt = known.get(opt_name)
+    if opt is None:
+        raise PassError(f"option '{key}': pass '{pass_name}' has no option '{opt_name}'" + _known_text(known))
+    checked = opt.check(pass_name, value)
+    for p in targets:
+        p.options[opt_name] = checked

@@ -63,9 +63,10 @@ def test_registry_and_default_pipeline() -> None:
     for name in ("inline", "canonicalize", "cse", "dce"):  # the generic cleanup has no knobs
         assert PASSES[name]().tunables() == []
     pm = default_pipeline()
-    assert str(pm) == "inline,canonicalize,cse,mask-elim,loop-split,unroll,canonicalize,cse,dce"
+    assert str(pm) == "inline,canonicalize,cse,ptr-offsets,mask-elim,loop-split,unroll,canonicalize,cse,dce"
     assert [p.name for p in pm.passes][:3] == ["inline", "canonicalize", "cse"]
-    assert all(p.tunables() == [] for p in pm.passes)  # the JIT runs it without launch options
+    # their knobs reach the JIT's pipeline as launch options "pass.option" (tests/autotune/test_knobs.py)
+    assert {p.name for p in pm.passes if p.tunables()} == {"mask-elim", "loop-split", "unroll"}
     assert str(default_pipeline(optimize=False)) == "inline,canonicalize,cse,dce"
 
 
@@ -210,3 +211,43 @@ def test_timings_recorded() -> None:
     assert [n for n, _ in pm.timings] == [p.name for p in pm.passes]
     assert [n for n, _ in pm.timings][:3] == ["inline", "canonicalize", "cse"] and pm.timings[-1][0] == "dce"
     assert all(t >= 0 for _, t in pm.timings)
+
+
+def test_verify_at_the_end_only_still_catches_a_broken_pass() -> None:
+    """``verify_each=False`` (the JIT's default) checks the final IR and says how to find the pass."""
+    m = parse_module(SRC)
+    pm = parse_pipeline("canonicalize,test-break,cse", registry=REGISTRY)
+    pm.verify_each = False
+    with pytest.raises(PassError, match=r"after the pipeline 'canonicalize,test-break,cse' \(set KDSL_VERIFY_EACH_PASS=1"):
+        pm.run(m)
+
+
+def test_input_verified_skips_only_the_input_check() -> None:
+    m = parse_module(SRC)
+    PassManager([Breaker()], verify=False).run(m)
+    parse_pipeline("", registry=REGISTRY).run(m, input_verified=True)  # nothing ran, nothing checked
+    with pytest.raises(PassError, match="after pass 'cse'"):
+        parse_pipeline("cse", registry=REGISTRY).run(m, input_verified=True)
+
+
+def test_jit_verifies_each_pass_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JIT's pipeline verifies once at the end, after every pass with KDSL_VERIFY_EACH_PASS=1."""
+    from kdsl.ir import verifier
+    from kdsl.runtime import jit
+    from kdsl.transforms import pass_manager
+
+    calls: list[int] = []
+
+    def counting(module: ModuleOp) -> None:
+        calls.append(1)
+        verifier.verify(module)
+
+    monkeypatch.setattr(pass_manager, "verify", counting)
+    monkeypatch.delenv("KDSL_VERIFY_EACH_PASS", raising=False)
+    monkeypatch.delenv("KDSL_DUMP", raising=False)
+    jit.run_default_pipeline(parse_module(SRC))
+    assert len(calls) == 1
+    calls.clear()
+    monkeypatch.setenv("KDSL_VERIFY_EACH_PASS", "1")
+    jit.run_default_pipeline(parse_module(SRC))
+    assert len(calls) == len(default_pipeline().passes)

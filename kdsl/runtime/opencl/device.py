@@ -35,21 +35,28 @@ BUILD_OPTIONS = ["-cl-fp32-correctly-rounded-divide-sqrt", "-cl-std=CL1.2"]
 ALIGN = 64
 
 
-def all_devices() -> list[Any]:
+@lru_cache(maxsize=1)
+def all_devices() -> tuple[Any, ...]:
+    """Every device of every platform, asked once per process.
+
+    Enumerating initialises each ICD (PoCL: ~30 ms); ``availability()`` and
+    ``get_device()`` both need the list, and drivers do not come and go
+    within a process.
+    """
     try:
         platforms = cl.get_platforms()
     except cl.Error:
-        return []
+        return ()
     out = []
     for p in platforms:
         try:
             out.extend(p.get_devices())
         except cl.Error:
             continue
-    return out
+    return tuple(out)
 
 
-def _choose(devices: list[Any]) -> Any:
+def _choose(devices: tuple[Any, ...]) -> Any:
     want = os.environ.get("KDSL_OPENCL_DEVICE", "").strip()
     if want:
         if want.isdigit():
