@@ -27,6 +27,7 @@ from kdsl.ir.core import ModuleOp
 from kdsl.runtime.backends import available_backends, backend, current_backend_name, set_backend
 from kdsl.runtime.device_array import DeviceArray, empty, empty_like, synchronize, tensor, zeros, zeros_like
 from kdsl.runtime.jit import KernelFunction, jit, kernel
+from kdsl.runtime.sanitize import sanitize_enabled, set_sanitize
 
 
 def cdiv(x: int, y: int) -> int:
@@ -79,7 +80,9 @@ __all__ = [
     "kernel",
     "language",
     "next_power_of_2",
+    "sanitize_enabled",
     "set_backend",
+    "set_sanitize",
     "synchronize",
     "tensor",
     "zeros",

@@ -18,6 +18,9 @@ class InterpreterBackend:
     """
 
     name = "interpreter"
+    # Every access is bounds-checked already (kdsl.interpreter.memory), with the same
+    # words as sanitiser mode's reports: the JIT does not instrument kernels for it.
+    checks_bounds = True
 
     def availability(self) -> tuple[bool, str]:
         return True, ""

@@ -25,6 +25,7 @@ from kdsl.runtime.cache import STATS, DiskCache
 
 if TYPE_CHECKING:
     from kdsl.runtime.jit import KernelFunction
+    from kdsl.transforms.sanitize import SanitizeInfo
 
 
 def device_key(backend: Backend) -> tuple[str, str]:
@@ -37,7 +38,12 @@ def device_key(backend: Backend) -> tuple[str, str]:
 
 
 def key_fields(
-    kfn: KernelFunction, backend: Backend, specs: list[ParamSpec], options: LaunchOptions, debug: bool
+    kfn: KernelFunction,
+    backend: Backend,
+    specs: list[ParamSpec],
+    options: LaunchOptions,
+    debug: bool,
+    sanitize: bool = False,
 ) -> dict[str, str] | None:
     """The disk-cache key fields, or None if this kernel must not be disk-cached."""
     source_digest, deps = cachemod.kernel_dependencies(kfn)
@@ -45,7 +51,7 @@ def key_fields(
     if source_digest is None:
         return None
     dev_name, dev_key = device_key(backend)
-    return {
+    fields = {
         "compiler": cachemod.compiler_fingerprint(),
         "kernel": f"{kfn.__module__}.{kfn.__qualname__}",
         "source": source_digest,
@@ -56,6 +62,9 @@ def key_fields(
         "device": dev_key,
         "device_name": dev_name,
     }
+    if sanitize:  # only when on: keys of ordinary kernels stay as they were
+        fields["sanitize"] = "True"
+    return fields
 
 
 class Compiled(NamedTuple):
@@ -63,11 +72,14 @@ class Compiled(NamedTuple):
 
     ``written`` holds the entry function's parameter indices (runtime
     arguments, in order) that the kernel may store through: a read-only array
-    passed there is a LaunchError before anything runs.
+    passed there is a LaunchError before anything runs. ``sanitize`` is set
+    when the kernel was instrumented with bounds checks (its hidden
+    parameters and check table, see ``kdsl.transforms.sanitize``).
     """
 
     kernel: CompiledKernel
     written: frozenset[int]
+    sanitize: SanitizeInfo | None = None
 
 
 def _written(module: ModuleOp, entry: str) -> frozenset[int]:
@@ -82,41 +94,78 @@ def compile_fresh(
     options: LaunchOptions,
     debug: bool,
     stages: dict[str, bytes] | None = None,
+    sanitize: bool = False,
 ) -> tuple[Compiled, str]:
-    """Frontend -> passes -> backend; returns (kernel, entry name)."""
-    module, entry = kfn.compile_module(specs, optimize=True, debug=debug, stages=stages)
+    """Frontend -> passes -> (sanitiser) -> backend; returns (kernel, entry name)."""
+    from kdsl.runtime.jit import pass_options
+
+    module, entry = kfn.compile_module(specs, optimize=True, debug=debug, stages=stages,
+                                       pass_options=pass_options(options))
     STATS.frontend_compiles += 1
+    san = None
+    if sanitize and not getattr(backend, "checks_bounds", False):  # the interpreter always checks
+        san = _instrument(module, entry, stages, backend.name)
     written = _written(module, entry)
     compiled = backend.compile(module, entry, options)
     STATS.backend_compiles += 1
-    return Compiled(compiled, written), entry
+    return Compiled(compiled, written, san), entry
+
+
+# Backends whose default layouts keep a tile in one work-item: a gating or-reduction there
+# costs no local memory (see kdsl.transforms.sanitize.instrument).
+_GATED_BACKENDS = ("cpu", "opencl")
+
+
+def _instrument(module: ModuleOp, entry: str, stages: dict[str, bytes] | None, backend_name: str) -> SanitizeInfo:
+    """Add the sanitiser's bounds checks; the stored ``opt.mlir`` is the instrumented IR."""
+    from kdsl.ir.printer import print_op
+    from kdsl.transforms.sanitize import instrument
+
+    info = instrument(module, entry, gate=backend_name in _GATED_BACKENDS)
+    if stages is not None:
+        stages["opt.mlir"] = print_op(module, locations=True).encode()
+    return info
 
 
 def rebuild(backend: Backend, files: dict[str, bytes], meta: dict[str, Any], options: LaunchOptions) -> Compiled:
     """A kernel from a verified entry, without the frontend (and without compiling if possible)."""
     written = meta.get("written")
+    san = _sanitize_info(meta.get("sanitize"))
     if isinstance(backend, LoadingBackend) and meta.get("backend_loadable") and isinstance(written, list):
         kernel: CompiledKernel = backend.load(files, dict(meta.get("backend_metadata") or {}))
-        return Compiled(kernel, frozenset(int(i) for i in written))
+        return Compiled(kernel, frozenset(int(i) for i in written), san)
     from kdsl.ir.parser import parse_module  # only when the backend must recompile (~60 ms import)
 
     module = parse_module(files["opt.mlir"].decode(), f"<kdsl cache {meta.get('key', '')[:12]}>")
     kernel = backend.compile(module, str(meta["entry"]), options)
     STATS.backend_compiles += 1
-    return Compiled(kernel, _written(module, str(meta["entry"])))
+    return Compiled(kernel, _written(module, str(meta["entry"])), san)
+
+
+def _sanitize_info(data: Any) -> SanitizeInfo | None:
+    if not data:
+        return None
+    from kdsl.transforms.sanitize import SanitizeInfo
+
+    return SanitizeInfo.from_json(data)
 
 
 def compile_specialization(
-    kfn: KernelFunction, backend: Backend, specs: list[ParamSpec], options: LaunchOptions, debug: bool
+    kfn: KernelFunction,
+    backend: Backend,
+    specs: list[ParamSpec],
+    options: LaunchOptions,
+    debug: bool,
+    sanitize: bool = False,
 ) -> Compiled:
     if cachemod.always_compile():
-        return compile_fresh(kfn, backend, specs, options, debug)[0]
+        return compile_fresh(kfn, backend, specs, options, debug, sanitize=sanitize)[0]
     disk = DiskCache()
     if not disk.usable:
-        return compile_fresh(kfn, backend, specs, options, debug)[0]
-    fields = key_fields(kfn, backend, specs, options, debug)
+        return compile_fresh(kfn, backend, specs, options, debug, sanitize=sanitize)[0]
+    fields = key_fields(kfn, backend, specs, options, debug, sanitize)
     if fields is None:
-        return compile_fresh(kfn, backend, specs, options, debug)[0]
+        return compile_fresh(kfn, backend, specs, options, debug, sanitize=sanitize)[0]
     key = cachemod.make_key(fields)
     entry = disk.load(key)
     if entry is not None:
@@ -131,7 +180,7 @@ def compile_specialization(
             return kernel
     STATS.disk_misses += 1
     stages: dict[str, bytes] = {}
-    compiled, entry_name = compile_fresh(kfn, backend, specs, options, debug, stages)
+    compiled, entry_name = compile_fresh(kfn, backend, specs, options, debug, stages, sanitize)
     files = dict(stages)
     meta: dict[str, Any] = {
         "fields": fields,
@@ -141,6 +190,8 @@ def compile_specialization(
         "backend_loadable": False,
         "written": sorted(compiled.written),
     }
+    if compiled.sanitize is not None:
+        meta["sanitize"] = compiled.sanitize.to_json()
     if isinstance(compiled.kernel, ArtifactKernel):
         extra, backend_meta = compiled.kernel.artifacts()
         clash = cachemod.RESERVED.intersection(extra)

@@ -26,6 +26,7 @@ from kdsl.runtime.backend import Backend, LaunchOptions
 from kdsl.runtime.backends import current_backend_name, resolve_backend
 from kdsl.runtime.device_array import DeviceArray, check_backend
 from kdsl.runtime.launcher import Launcher, env_flag_reader, make_binder
+from kdsl.runtime.sanitize import sanitize_enabled
 
 if TYPE_CHECKING:
     from kdsl.runtime.compile import Compiled
@@ -41,7 +42,13 @@ def debug_from_env() -> bool:
 class KernelFunction:
     """A Python function compiled to tile IR on launch (or inlined into callers)."""
 
-    def __init__(self, fn: Callable[..., Any], do_not_specialize: Iterable[int | str] = (), debug: bool | None = None) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        do_not_specialize: Iterable[int | str] = (),
+        debug: bool | None = None,
+        sanitize: bool | None = None,
+    ) -> None:
         if not inspect.isfunction(fn):
             raise TypeError(f"@kdsl.kernel needs a plain Python function, got {type(fn).__name__}")
         self.fn = fn
@@ -55,6 +62,7 @@ class KernelFunction:
         self.constexpr_names = {n for n, p in self.signature.parameters.items() if _is_constexpr_annotation(p.annotation)}
         self.do_not_specialize = self._names(do_not_specialize)
         self.debug = debug
+        self.sanitize = sanitize  # None: kdsl.set_sanitize / KDSL_SANITIZE decide
         self.cache: dict[tuple[Any, ...], Compiled] = {}
         # Globals the compiled code read (constexprs, kernels, modules): part of the cache
         # key, so rebinding e.g. a module-level kl.constexpr recompiles instead of going stale.
@@ -125,6 +133,7 @@ class KernelFunction:
                 current_backend_name(),
                 self._globals_id,
                 self.debug if self.debug is not None else _debug_env(),
+                self.sanitize if self.sanitize is not None else sanitize_enabled(),
                 tuple(sorted(opts.items())) if opts else (),
                 keys,
             )
@@ -153,9 +162,11 @@ class KernelFunction:
             if isinstance(v, DeviceArray):
                 check_backend(v, backend.name, name, self.__name__)
         options = launch_options(binding.options, self.__name__)
-        compiled = self._compiled(backend, specs, options, self._debug())
+        sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
+        compiled = self._compiled(backend, specs, options, self._debug(), sanitize)
         runtime_index = [i for i, s in enumerate(specs) if not s.is_const]
-        launch = Launcher(compiled.kernel, runtime_index, values, compiled.written, self.arg_names, self.__name__)
+        launch = Launcher(compiled.kernel, runtime_index, values, compiled.written, self.arg_names, self.__name__,
+                          compiled.sanitize)
         if key is not None and self._global_snapshot_fresh():
             # compiled matches the globals as they are now: file it under their id
             self._launchers[(key[0], self._globals_id, *key[2:])] = launch
@@ -163,14 +174,16 @@ class KernelFunction:
             return
         launch(grid3, values)
 
-    def _compiled(self, backend: Backend, specs: list[ParamSpec], options: LaunchOptions, debug: bool) -> Compiled:
+    def _compiled(
+        self, backend: Backend, specs: list[ParamSpec], options: LaunchOptions, debug: bool, sanitize: bool = False
+    ) -> Compiled:
         """The compiled kernel for a specialisation: memory cache, then disk cache, then compile."""
         from kdsl.runtime.compile import compile_specialization
 
-        ckey = (backend.name, tuple(s.key() for s in specs), options, debug)
+        ckey = (backend.name, tuple(s.key() for s in specs), options, debug) + (("sanitize",) if sanitize else ())
         compiled = self.cache.get(ckey + self.globals_key())
         if compiled is None:
-            compiled = compile_specialization(self, backend, specs, options, debug)
+            compiled = compile_specialization(self, backend, specs, options, debug, sanitize)
             self._snapshot_globals()
             self.cache[ckey + self.globals_key()] = compiled
         return compiled
@@ -227,11 +240,14 @@ class KernelFunction:
         optimize: bool = True,
         debug: bool | None = None,
         stages: dict[str, bytes] | None = None,
+        pass_options: dict[str, Any] | None = None,
     ) -> tuple[ModuleOp, str]:
         """Generate, verify and (optionally) optimise the module for ``specs``.
 
         ``stages``, if given, receives ``tile.mlir`` (frontend output) and
         ``opt.mlir`` (after the passes), printed with locations.
+        ``pass_options`` (``{"pass.option": value}``, see :func:`pass_options`)
+        configures the default pipeline's passes for this compilation.
         """
         from kdsl.ir.printer import print_op
 
@@ -241,8 +257,7 @@ class KernelFunction:
         if stages is not None:
             stages["tile.mlir"] = print_op(module, locations=True).encode()
         if optimize:
-            run_default_pipeline(module)
-            _verify(module)
+            run_default_pipeline(module, pass_options)  # verifies its output
             if stages is not None:
                 stages["opt.mlir"] = print_op(module, locations=True).encode()
         return module, entry
@@ -263,11 +278,19 @@ def _verify(module: ModuleOp) -> None:
         raise CompilationError(f"internal error: generated IR does not verify: {exc.message}", exc.loc) from exc
 
 
-def run_default_pipeline(module: ModuleOp) -> None:
-    from kdsl.transforms import default_pipeline
+def run_default_pipeline(module: ModuleOp, pass_options: dict[str, Any] | None = None) -> None:
+    """The default pipeline on a module the caller has just verified.
+
+    It verifies once at the end, not after every pass (that doubled compile
+    times); ``KDSL_VERIFY_EACH_PASS=1`` (or ``KDSL_DUMP``) restores per-pass
+    verification to find the pass that broke the IR. ``pass_options``
+    configure its passes (``{"unroll.max-trip": 0}``).
+    """
+    from kdsl.transforms.pass_manager import default_pipeline, verify_each_from_env
 
     try:
-        default_pipeline().run(module)
+        pm = default_pipeline(verify_each=verify_each_from_env(), options=pass_options)
+        pm.run(module, input_verified=True)
     except KdslError:
         raise
     except IRError as exc:
@@ -275,11 +298,49 @@ def run_default_pipeline(module: ModuleOp) -> None:
 
 
 def launch_options(opts: dict[str, Any], kernel: str) -> LaunchOptions:
+    """Checked launch options. Dotted names are compiler knobs (see :func:`check_knob`)."""
     num_threads = opts.get("num_threads", 0) or 0
     if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0:
         raise LaunchError(f"must be a non-negative int, got {num_threads!r}", "num_threads", kernel)
-    extra = tuple(sorted((k, v) for k, v in opts.items() if k != "num_threads" and v is not None))
+    extra = tuple(
+        sorted((k, check_knob(k, v, kernel) if "." in k else v) for k, v in opts.items()
+               if k != "num_threads" and v is not None)
+    )
     return LaunchOptions(num_threads=num_threads, extra=extra)
+
+
+LOWER_PREFIX = "lower."
+
+
+def check_knob(name: str, value: Any, kernel: str) -> Any:
+    """Validate one dotted launch option; returns its value (lists as tuples: part of cache keys).
+
+    ``"lower.<knob>"`` goes to the backend's lowering (``Layout.from_options``;
+    :data:`kdsl.lowering.layout.LAUNCH_KNOBS`): a positive int. ``"<pass>.<option>"``
+    configures that pass of the default pipeline for this compilation; an unknown
+    pass or option or a wrongly typed value is a LaunchError naming the option.
+    """
+    if name.startswith(LOWER_PREFIX):
+        from kdsl.lowering.layout import LAUNCH_KNOBS
+
+        if name not in LAUNCH_KNOBS:
+            raise LaunchError(f"unknown lowering knob (known: {', '.join(LAUNCH_KNOBS)})", name, kernel)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise LaunchError(f"must be a positive int, got {value!r}", name, kernel)
+        return value
+    from kdsl.transforms.base import PassError
+    from kdsl.transforms.pass_manager import default_pipeline
+
+    try:
+        default_pipeline(options={name: value})
+    except PassError as exc:
+        raise LaunchError(str(exc).removeprefix(f"option '{name}': "), name, kernel) from None
+    return tuple(value) if isinstance(value, list) else value
+
+
+def pass_options(options: LaunchOptions) -> dict[str, Any]:
+    """The pass knobs (``"pass.option"`` launch options) of ``options``, for the default pipeline."""
+    return {k: v for k, v in options.extra if "." in k and not k.startswith(LOWER_PREFIX)}
 
 
 _SIG_ALIASES = {"fp16": "f16", "fp32": "f32", "fp64": "f64", "bf16": "bf16", "i1": "i1", "int1": "i1", "bool": "i1"}
@@ -320,19 +381,31 @@ def kernel(fn: Callable[..., Any]) -> KernelFunction: ...
 
 @overload
 def kernel(
-    fn: None = None, *, do_not_specialize: Iterable[int | str] = (), debug: bool | None = None
+    fn: None = None,
+    *,
+    do_not_specialize: Iterable[int | str] = (),
+    debug: bool | None = None,
+    sanitize: bool | None = None,
 ) -> Callable[[Callable[..., Any]], KernelFunction]: ...
 
 
 def kernel(
-    fn: Callable[..., Any] | None = None, *, do_not_specialize: Iterable[int | str] = (), debug: bool | None = None
+    fn: Callable[..., Any] | None = None,
+    *,
+    do_not_specialize: Iterable[int | str] = (),
+    debug: bool | None = None,
+    sanitize: bool | None = None,
 ) -> KernelFunction | Callable[[Callable[..., Any]], KernelFunction]:
-    """Decorator turning a Python function into a kdsl kernel (``@kdsl.kernel`` or ``@kdsl.kernel(...)``)."""
+    """Decorator turning a Python function into a kdsl kernel (``@kdsl.kernel`` or ``@kdsl.kernel(...)``).
+
+    ``sanitize=True`` bounds-checks every load, store and atomic on every
+    backend (see ``kdsl.set_sanitize``); ``None`` follows the global setting.
+    """
     if fn is not None:
-        return KernelFunction(fn, do_not_specialize, debug)
+        return KernelFunction(fn, do_not_specialize, debug, sanitize)
 
     def deco(f: Callable[..., Any]) -> KernelFunction:
-        return KernelFunction(f, do_not_specialize, debug)
+        return KernelFunction(f, do_not_specialize, debug, sanitize)
 
     return deco
 

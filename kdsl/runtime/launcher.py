@@ -19,7 +19,7 @@ import inspect
 import keyword
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from kdsl.errors import LaunchError
 from kdsl.runtime.args import as_array
 from kdsl.runtime.backend import CompiledKernel
 from kdsl.runtime.device_array import DeviceArray
+
+if TYPE_CHECKING:
+    from kdsl.transforms.sanitize import SanitizeInfo
 
 # Keys are interned strings where possible: their hash is cached, tuples re-hash.
 _ONE = "i=1"
@@ -74,7 +77,7 @@ def _slow_argkey(v: Any) -> Any:
         return ("c", type(v), v)  # a compile-time constant (must be hashable)
     arr = as_array(v)  # torch CPU tensors and other array-likes
     if arr is not None:
-        return ("X", type(v), arr.dtype, arr.__array_interface__["data"][0] % 16 == 0)
+        return ("X", type(v), arr.dtype, arr.ctypes.data % 16 == 0)  # not __array_interface__ (numpy 2.4)
     return ("c", type(v), v)
 
 
@@ -148,6 +151,7 @@ class Launcher:
         written: frozenset[int] = frozenset(),
         names: Sequence[str] = (),
         kernel_name: str = "",
+        sanitize: SanitizeInfo | None = None,
     ) -> None:
         self.kernel = kernel
         namespace: dict[str, Any] = {"_launch": kernel.launch}
@@ -167,12 +171,35 @@ class Launcher:
             else:
                 namespace[f"_c{i}"] = f
                 items.append(f"_c{i}(v[{i}])")
-        src = f"def _call(grid, v):\n{''.join(checks)}    _launch(grid, [{', '.join(items)}])\n"
+        tail = ""
+        if sanitize is not None:  # hidden (lo, hi) per checked pointer, then the report buffer
+            items, tail = _sanitize_items(namespace, sanitize, runtime_index, items, names, kernel_name)
+            checks.append("    _r = _san_new()\n")
+        src = f"def _call(grid, v):\n{''.join(checks)}    _launch(grid, [{', '.join(items)}])\n{tail}"
         exec(compile(src, "<kdsl launcher>", "exec"), namespace)
         self.call: Callable[[tuple[int, int, int], Sequence[Any]], None] = namespace["_call"]
 
     def __call__(self, grid: tuple[int, int, int], values: Sequence[Any]) -> None:
         self.call(grid, values)
+
+
+def _sanitize_items(
+    namespace: dict[str, Any],
+    info: SanitizeInfo,
+    runtime_index: Sequence[int],
+    items: list[str],
+    names: Sequence[str],
+    kernel_name: str,
+) -> tuple[list[str], str]:
+    """Launch-list items and the post-launch check for a sanitiser-instrumented kernel."""
+    from kdsl.runtime.sanitize import byte_range, make_reporter, new_report
+
+    namespace["_san_range"] = byte_range
+    namespace["_san_new"] = new_report
+    namespace["_san_fail"] = make_reporter(info, runtime_index, names, kernel_name)
+    hidden = [f"*_san_range(v[{runtime_index[p]}])" for p in info.params]
+    return [*items, *hidden, "_r"], "    if _r[0]: _san_fail(_r, v)\n" if info.checks else ""
+
 
 def _read_only_error(name: str, kernel_name: str) -> Callable[[], None]:
     def fail() -> None:

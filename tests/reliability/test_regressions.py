@@ -20,16 +20,8 @@ def abs_kernel(x_ptr, out_ptr, BLOCK: kl.constexpr):
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
-def test_abs_of_int_min_wraps(backend: str, request: pytest.FixtureRequest, dtype: type) -> None:
+def test_abs_of_int_min_wraps(backend: str, dtype: type) -> None:
     """math.abs: "integers wrap (abs(INT_MIN) == INT_MIN)" (difftest seed 600176)."""
-    if backend == "opencl" and dtype is np.int32:
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="BUG: opencl renders integer math.abs with OpenCL's abs(), which returns the unsigned "
-                "type: abs(INT_MIN) widens to +2**(bits-1). See /tmp/reliability_bugs.md",
-            )
-        )
     info = np.iinfo(dtype)
     x = np.array([info.min, -5, 7, info.max], dtype)
     o = np.zeros(4, np.int64)

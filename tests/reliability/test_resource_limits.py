@@ -1,0 +1,97 @@
+"""Resource limits: an over-sized configuration is a clear error before launch, never a driver crash.
+
+PoCL aborts the process on too much ``__local`` memory and both PoCL and the
+``cpu`` backend segfault when a work-item's private arrays outgrow the thread
+stack (measured: 4 MiB runs, 8 MiB crashes); these configurations must raise a
+``CompilationError`` naming the limit, and the autotuner must discard them with
+a logged reason. Every case that would crash runs the kernel in this process:
+if a check regresses, the test process dies (which the suite reports).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+import kdsl
+import kdsl.language as kl
+from kdsl.autotune import Config, autotune
+from kdsl.errors import CompilationError
+
+
+@kdsl.kernel
+def copy_kernel(x, out, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    kl.store(out + offs, kl.load(x + offs))
+
+
+@kdsl.kernel
+def transpose_kernel(a, c, B: kl.constexpr):
+    r = kl.arange(0, B)
+    kl.store(c + r[:, None] * B + r[None, :], kl.trans(kl.load(a + r[:, None] * B + r[None, :])))
+
+
+@kdsl.kernel
+def sum_kernel(x, out, BLOCK: kl.constexpr):
+    kl.store(out, kl.sum(kl.load(x + kl.arange(0, BLOCK)), axis=0))
+
+
+def _use(name: str) -> None:
+    if name not in kdsl.available_backends():
+        pytest.skip(f"backend {name!r} unavailable")
+
+
+@pytest.mark.parametrize("name", ["opencl", "vulkan"])
+def test_work_group_larger_than_the_device_allows(name: str) -> None:
+    _use(name)
+    x = np.ones(64, np.float32)
+    with kdsl.backend(name), pytest.raises(CompilationError, match="exceeds the device's maximum work-group size"):
+        copy_kernel[(1,)](x, np.zeros_like(x), BLOCK=64, num_threads=1 << 16)
+
+
+@pytest.mark.parametrize(("name", "block"), [("opencl", 1024), ("vulkan", 128)])
+def test_local_memory_larger_than_the_device_has(name: str, block: int) -> None:
+    """A transpose stages its tile in ``__local`` memory: 4 MiB on PoCL (2 MiB), 64 KiB on lavapipe (32 KiB)."""
+    _use(name)
+    a = np.ones((block, block), np.float32)
+    with kdsl.backend(name), pytest.raises(CompilationError, match=r"bytes of __local memory, the device has \d+"):
+        transpose_kernel[(1,)](a, np.zeros_like(a), B=block, num_threads=64)
+
+
+@pytest.mark.parametrize("name", ["cpu", "opencl"])
+def test_private_memory_larger_than_the_thread_stack(name: str) -> None:
+    """8 MiB of private arrays in one work-item segfaulted both backends before the check."""
+    _use(name)
+    x = np.ones(1 << 21, np.float32)
+    out = np.zeros(1, np.float32)
+    with kdsl.backend(name), pytest.raises(CompilationError, match="bytes of private memory per work-group"):
+        sum_kernel[(1,)](x, out, BLOCK=1 << 21, num_threads=1)
+    sum_kernel[(1,)](x[: 1 << 12], out, BLOCK=1 << 12, num_threads=1)  # still usable afterwards
+    assert out[0] == 1 << 12
+
+
+@pytest.mark.parametrize("name", ["opencl", "vulkan"])
+def test_autotuner_discards_configs_beyond_the_limits(name: str, caplog: pytest.LogCaptureFixture) -> None:
+    _use(name)
+    configs = [Config({"BLOCK": 64}, num_threads=1 << 16), Config({"BLOCK": 64}, num_threads=16)]
+    tuned = autotune(configs=configs, key=["n"], warmup=0.5, rep=2, max_repeats=3, persist=False, compile_workers=1)(
+        _tunable
+    )
+    n = 256
+    x = np.arange(n, dtype=np.float32)
+    out = np.zeros_like(x)
+    with kdsl.backend(name), caplog.at_level(logging.WARNING, logger="kdsl"):
+        tuned[lambda meta: (n // meta["BLOCK"],)](x, out, n)
+    np.testing.assert_array_equal(out, x)
+    assert tuned.best_config == configs[1]
+    assert [c for c, _ in tuned.rejected] == [configs[0]]
+    assert "maximum work-group size" in tuned.rejected[0][1]
+    assert any("discarded" in r.getMessage() and "work-group size" in r.getMessage() for r in caplog.records)
+
+
+@kdsl.kernel
+def _tunable(x, out, n, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    kl.store(out + offs, kl.load(x + offs, mask=offs < n), mask=offs < n)
