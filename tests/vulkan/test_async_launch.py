@@ -105,3 +105,51 @@ def test_cap_zero_is_synchronous(monkeypatch: pytest.MonkeyPatch) -> None:
     inc_kernel[(1,)](x, y, 256, BLOCK=256)
     assert not _rt().inflight.pending  # type: ignore[attr-defined]
     np.testing.assert_array_equal(y.numpy(), np.ones(256, np.float32))
+
+
+@kdsl.kernel
+def busy_kernel(x, out, n, ITERS, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    m = offs < n
+    acc = kl.load(x + offs, mask=m)
+    for _ in range(0, ITERS):
+        acc = acc * 0.5 + 1.0
+    kl.store(out + offs, acc, mask=m)
+
+
+def test_timed_out_launch_is_reported_once_and_retired(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An asynchronous launch past KDSL_VULKAN_TIMEOUT: one KernelTimeout naming it, later waits do
+    not wait for it again, its slot and memory come back once it has finished, results stay right."""
+    from kdsl.runtime.vulkan.commands import KernelTimeout
+
+    fl = _rt().inflight  # type: ignore[attr-defined]
+    n = 1 << 14
+    x = kdsl.tensor(np.ones(n, np.float32))
+    y = kdsl.empty(n, np.float32)
+    busy_kernel[(n // 1024,)](x, y, n, 10, BLOCK=1024)  # compiled before the clock is short
+    kdsl.synchronize()
+    monkeypatch.setenv("KDSL_VULKAN_TIMEOUT", "0.001")
+    busy_kernel[(n // 1024,)](x, y, n, 60_000, BLOCK=1024)  # returns at once
+    with pytest.raises(KernelTimeout, match="kernel 'busy_kernel' \\(asynchronous\\) did not finish"):
+        kdsl.synchronize()
+    assert len(fl.stuck) == 1 and not fl.pending
+    assert fl.completed < fl.submitted  # memory freed after it is not reused yet
+    kdsl.synchronize()  # reported once: nothing pending, no second wait or error
+    monkeypatch.delenv("KDSL_VULKAN_TIMEOUT")
+    z = kdsl.empty(n, np.float32)
+    inc_kernel[(n // 1024,)](y, z, n, BLOCK=1024)  # queued behind the slow one: sees its result
+    np.testing.assert_allclose(z.numpy(), np.full(n, 3.0, np.float32))  # busy converges to 2
+    kdsl.synchronize()
+    assert not fl.stuck and fl.completed == fl.submitted
+    assert fl.created <= inflight.SLOTS
+
+
+def test_stuck_slots_fall_back_to_synchronous_launches(monkeypatch: pytest.MonkeyPatch) -> None:
+    fl = _rt().inflight  # type: ignore[attr-defined]
+    monkeypatch.setattr(inflight, "SLOTS", len(fl.stuck))  # as if timed-out launches held every slot
+    x = kdsl.tensor(np.zeros(256, np.float32))
+    y = kdsl.empty(256, np.float32)
+    submitted = fl.submitted
+    inc_kernel[(1,)](x, y, 256, BLOCK=256)
+    assert fl.submitted == submitted and not fl.pending  # ran on the synchronous path
+    np.testing.assert_array_equal(y.numpy(), np.ones(256, np.float32))

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
-from kdsl.codegen.opencl.render import _written_args
 from kdsl.codegen.spirv import SpirvKernel, Target, emit_spirv
 from kdsl.errors import CompilationError
+from kdsl.ir.analysis import written_pointer_args
 from kdsl.ir.core import ModuleOp
 from kdsl.ir.types import MemRefType
 from kdsl.lowering import Layout, lower_to_wi
@@ -65,7 +66,10 @@ class CompiledStages:
     layout: Layout
 
 
-def compile_stages(module: ModuleOp, entry: str, options: LaunchOptions, target: Target) -> CompiledStages:
+def compile_stages(module: ModuleOp, entry: str, options: LaunchOptions, target: Target,
+                   noalias: bool = True) -> CompiledStages:
+    """Lower, emit SPIR-V. ``noalias``: pointer parameters assumed not to overlap (the kernel's
+    ``safe_kernel`` variant, used when a launch's arguments do overlap, is built with False)."""
     chosen = options.num_threads or dict(options.extra).get("num_threads")
     nt = int(chosen) if chosen else DEFAULT_NUM_THREADS
     shrinking = False
@@ -77,7 +81,7 @@ def compile_stages(module: ModuleOp, entry: str, options: LaunchOptions, target:
                 f"{target.max_workgroup_size}"
             )
         try:
-            wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory)
+            wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias)
         except CompilationError as e:
             if chosen or nt <= MIN_NUM_THREADS or "memory" not in str(e):
                 raise
@@ -108,6 +112,14 @@ class VulkanBackend:
         """Device arrays on this backend (see :mod:`kdsl.runtime.vulkan.arrays`)."""
         return get_vulkan_device()
 
+    def tunables(self) -> list[dict[str, tuple[Any, ...]]]:
+        """The launch options worth sweeping (``kdsl.autotune.space``), defaults first: the
+        work-group size (0: the automatic choice, see :func:`compile_stages`) up to the
+        device's maximum, and the chunk length of the blocked layout. The SPIR-V emitter
+        has no vector ops, so the vector width and ``tile.dot`` blocking are not offered."""
+        limit = self.target().max_workgroup_size
+        return [{"num_threads": (0, *(n for n in (32, 128, 256) if n <= limit)), "lower.chunk": (1, 2, 4)}]
+
     def target(self) -> Target:
         base = get_runtime().device.target
         return dataclasses.replace(base, **self.target_overrides) if self.target_overrides else base  # type: ignore[arg-type]
@@ -116,8 +128,15 @@ class VulkanBackend:
         return compile_stages(module, entry, options, self.target())
 
     def compile(self, module: ModuleOp, entry: str, options: LaunchOptions) -> VulkanKernel:
-        stages = self.compile_stages(module, entry, options)
+        return self._kernel(module, entry, options, noalias=True)
+
+    def _kernel(self, module: ModuleOp, entry: str, options: LaunchOptions, noalias: bool) -> VulkanKernel:
+        stages = compile_stages(module, entry, options, self.target(), noalias)
         func = stages.wi_module.body.ops[0]
-        kernel = VulkanKernel(get_runtime(), stages.spirv, _written_args(func))
+
+        def safe() -> VulkanKernel:
+            return self._kernel(module, entry, options, noalias=False)
+
+        kernel = VulkanKernel(get_runtime(), stages.spirv, written_pointer_args(func), safe if noalias else None)
         kernel.stages = stages  # type: ignore[attr-defined]
         return kernel

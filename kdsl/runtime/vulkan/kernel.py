@@ -19,6 +19,7 @@ import re
 import struct
 import sys
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from kdsl.runtime.device_array import DeviceArray
 from kdsl.runtime.vulkan import inflight
 from kdsl.runtime.vulkan.arrays import VulkanBuffer
 from kdsl.runtime.vulkan.commands import KernelTimeout
+from kdsl.runtime.vulkan.hostargs import HostArg, device_aliased, group_host_args, host_view
 from kdsl.runtime.vulkan.memory import Allocation
 from kdsl.runtime.vulkan.pipeline import Pipeline
 from kdsl.runtime.vulkan.runtime import Runtime, get_runtime
@@ -66,19 +68,6 @@ def _scalar_binder(t: ScalarType, name: str) -> Callable[[Any], Any]:
     return bind
 
 
-def _host_view(arr: Any, name: str) -> np.ndarray:
-    """A contiguous 1-D view of the memory ``arr`` spans, from its first element."""
-    if not isinstance(arr, np.ndarray):
-        arr = np.asarray(arr)
-    if arr.flags.c_contiguous or arr.size == 0:
-        flat: np.ndarray = arr.reshape(-1)
-        return flat
-    if any(s < 0 for s in arr.strides) or any(s % arr.itemsize for s in arr.strides):
-        raise LaunchError("arrays with negative or unaligned strides are not supported by the vulkan backend", name)
-    extent = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides)) // arr.itemsize + 1
-    return np.lib.stride_tricks.as_strided(arr, shape=(extent,), strides=(arr.itemsize,))
-
-
 def _byte_view(a: np.ndarray) -> np.ndarray:
     if a.flags.c_contiguous:
         return a.view(np.uint8).reshape(-1)
@@ -98,7 +87,10 @@ def _dispatch_pieces(grid: tuple[int, int, int], limit: tuple[int, int, int]) ->
 class VulkanKernel:
     """A launchable specialisation (see module doc)."""
 
-    def __init__(self, rt: Runtime, spirv: SpirvKernel, written: set[int]) -> None:
+    def __init__(self, rt: Runtime, spirv: SpirvKernel, written: AbstractSet[int],
+                 safe: Callable[[], VulkanKernel] | None = None) -> None:
+        """``safe``: builds the variant lowered without the no-overlap assumption (for launches
+        whose written memory is reachable through two parameters); None when this is it."""
         self.rt = rt
         self.spirv = spirv
         self.name = spirv.name
@@ -115,6 +107,9 @@ class VulkanKernel:
                 assert isinstance(t, ScalarType)
                 self.params.append((n, False, _scalar_binder(t, n), fmt))
         self.pointers = [i for i, (_, _, bind, _) in enumerate(self.params) if bind is None]
+        self._safe_factory = safe
+        self._safe: VulkanKernel | None = None
+        self.check_alias = safe is not None and len(self.pointers) > 1 and bool(written)
         self.status_used = bool(spirv.prints or spirv.asserts or spirv.loops)
         self.profile = False
         self.last_elapsed_ns: float | None = None
@@ -124,6 +119,9 @@ class VulkanKernel:
         if len(args) != len(self.params):
             raise LaunchError(f"expected {len(self.params)} arguments, got {len(args)}", kernel=self.name)
         if min(grid) <= 0:
+            return
+        if self.check_alias and self._aliased(args):
+            self.safe_kernel().launch(grid, args)
             return
         rt = self.rt
         if not rt.device.alive or rt.device.lost:
@@ -151,6 +149,28 @@ class VulkanKernel:
                 for a in allocs:
                     rt.allocator.free(a)
 
+    def _aliased(self, args: Sequence[Any]) -> bool:
+        """Memory the kernel may write is reachable through two pointer parameters."""
+        hosts: list[HostArg] = []
+        devices: list[tuple[Any, bool]] = []
+        for i in self.pointers:
+            v, written = args[i], self.params[i][1]
+            if isinstance(v, DeviceArray):
+                devices.append((v, written))
+            elif isinstance(v, np.ndarray):
+                hosts.append(HostArg(0, host_view(v, self.params[i][0]), written))
+        if len(hosts) > 1 and any(g.aliased for g in group_host_args(hosts)):
+            return True
+        return len(devices) > 1 and device_aliased(devices)
+
+    def safe_kernel(self) -> VulkanKernel:
+        """The variant for aliased arguments (every load of a tile before its stores), built on first need."""
+        if self._safe is None:
+            assert self._safe_factory is not None
+            self._safe = self._safe_factory()
+            self._safe.profile = self.profile
+        return self._safe
+
     def _goes_async(self, args: Sequence[Any]) -> bool:
         """Only device arrays (nothing to copy back), no prints, no profiling: see ``inflight``."""
         if inflight.MAX_IN_FLIGHT <= 0 or self.spirv.prints or self.profile:
@@ -176,7 +196,7 @@ class VulkanKernel:
         block = bytearray(layout.size)
         status = rt.status if flight is None else rt.inflight.status_slot(flight)
         struct.pack_into("<Qiii", block, 0, status.address, *grid)
-        copies: list[tuple[Allocation, np.ndarray, bool]] = []
+        hosts: list[HostArg] = []
         for (name, written, bind, fmt), slot, v in zip(self.params, layout.slots, args):
             if bind is not None:
                 struct.pack_into("<" + fmt, block, slot.offset, bind(v))
@@ -186,14 +206,20 @@ class VulkanKernel:
                     raise LaunchError("device array does not belong to this Vulkan device", name)
                 struct.pack_into("<Q", block, slot.offset, v.buffer.address + v.offset)
                 continue
-            # isinstance first: every read of ndarray.__array_interface__ leaks memory in numpy 2.4
+            # isinstance first: reading ndarray.__array_interface__ is slow and grows a heap block (numpy 2.4)
             if not isinstance(v, np.ndarray) and not hasattr(v, "__array_interface__"):
                 raise LaunchError(f"expected an array for a pointer parameter, got {type(v).__name__}", name)
-            host = _host_view(v, name)
-            a = rt.allocator.alloc(max(host.nbytes, 16))
-            allocs.append(a)
-            copies.append((a, host, written))
-            struct.pack_into("<Q", block, slot.offset, a.address)
+            hosts.append(HostArg(slot.offset, host_view(v, name), written))
+        # overlapping arrays share one copy (kdsl.runtime.vulkan.hostargs): stores through one
+        # parameter are seen through the others and the memory is copied back once
+        copies: list[tuple[Allocation, np.ndarray, bool]] = []
+        for g in group_host_args(hosts) if hosts else ():
+            whole = rt.allocator.alloc(max(g.pad + g.view.nbytes, 16))
+            allocs.append(whole)
+            a = Allocation(whole.block, whole.offset + g.pad, g.view.nbytes)
+            copies.append((a, g.view, g.written))
+            for slot_offset, delta in g.members:
+                struct.pack_into("<Q", block, slot_offset, a.address + delta)
         rt.upload([(a, _byte_view(h)) for a, h, _ in copies])
         push = block
         if layout.in_buffer:
@@ -203,7 +229,8 @@ class VulkanKernel:
             push = bytearray(struct.pack("<Q", pa.address))
         record = self._recorder(grid, push)
         if flight is not None:
-            rt.inflight.submit(flight, record, self._check_status if self.status_used else None, allocs)
+            rt.inflight.submit(flight, record, self._check_status if self.status_used else None, allocs,
+                               f"kernel '{self.name}'")
             self.last_elapsed_ns = None
             return
         if self.status_used:
