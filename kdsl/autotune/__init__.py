@@ -8,29 +8,64 @@ where trials run). See docs/AUTOTUNE.md.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kdsl.autotune.autotuner import Autotuner
-from kdsl.autotune.autotuner import Autotuner as _Autotuner
 from kdsl.autotune.config import Config
 from kdsl.autotune.config import Config as _Config
-from kdsl.autotune.database import TuningDatabase, list_databases
-from kdsl.autotune.executor import current_executor, use_executor
-from kdsl.autotune.search import Exhaustive, GuidedSearch, RandomSearch
-from kdsl.autotune.space import product_space, tunable_space
-from kdsl.runtime.jit import KernelFunction
+
+if TYPE_CHECKING:
+    from kdsl.autotune.autotuner import Autotuner
+    from kdsl.autotune.autotuner import Autotuner as _Autotuner
+    from kdsl.autotune.database import TuningDatabase, list_databases
+    from kdsl.autotune.executor import current_executor, use_executor
+    from kdsl.autotune.search import Exhaustive, GuidedSearch, RandomSearch
+    from kdsl.autotune.space import product_space, tunable_space
+    from kdsl.runtime.jit import KernelFunction
+
+# ``import kdsl`` imports this package for ``kdsl.autotune`` and ``kdsl.Config``; the
+# tuning machinery (trial executors with process pools, the search strategies, the
+# results database, logging) is imported on first use: it was a third of ``import kdsl``.
+_LAZY = {
+    "Autotuner": "autotuner",
+    "TuningDatabase": "database",
+    "list_databases": "database",
+    "current_executor": "executor",
+    "use_executor": "executor",
+    "Exhaustive": "search",
+    "GuidedSearch": "search",
+    "RandomSearch": "search",
+    "product_space": "space",
+    "tunable_space": "space",
+}
+
+
+def _lazy(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __getattr__(name: str) -> Any:
+    return _lazy(name)
 
 
 class _AutotuneAPI:
-    """``kdsl.autotune``: callable as the decorator factory, with helpers as attributes."""
+    """``kdsl.autotune``: callable as the decorator factory, with helpers as attributes
+    (``Autotuner``, ``Config``, ``use_executor``, ``current_executor``, ``product_space``,
+    ``tunable_space``)."""
 
-    Autotuner = Autotuner
     Config = Config
-    use_executor = staticmethod(use_executor)
-    current_executor = staticmethod(current_executor)
-    product_space = staticmethod(product_space)
-    tunable_space = staticmethod(tunable_space)
+    _HELPERS = frozenset({"Autotuner", "use_executor", "current_executor", "product_space", "tunable_space"})
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _AutotuneAPI._HELPERS:
+            return _lazy(name)
+        raise AttributeError(f"kdsl.autotune has no attribute {name!r}")
 
     def __call__(
         self,
@@ -49,6 +84,8 @@ class _AutotuneAPI:
         """Decorator factory; ``options`` are :class:`Autotuner`'s keyword-only extras
         (search, max_trials, time_budget, timeout, verify, rtol, atol, executor,
         isolate, compile_workers, persist, recheck, max_repeats, passes)."""
+
+        from kdsl.autotune.autotuner import Autotuner as _Autotuner
 
         def deco(fn: KernelFunction) -> _Autotuner:
             return _Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value, pre_hook, post_hook,

@@ -241,15 +241,18 @@ class _Session:
         if workers < 2 or len(indices) < 2 or cachemod.always_compile() or not cachemod.DiskCache().usable:
             return {}
         jobs = []
+        bad: dict[int, str] = {}
         for i in indices:
             meta = self.configs[i].all_kwargs()
             try:
                 specs = self.at.fn.specialization(self.values, {k: v for k, v in meta.items() if k in self.at.arg_names})
-            except Exception as exc:
-                return {i: f"bad config: {exc}"}
-            opts = launch_options({k: v for k, v in meta.items() if k not in self.at.arg_names}, self.at.fn.__name__)
+                opts = launch_options({k: v for k, v in meta.items() if k not in self.at.arg_names},
+                                      self.at.fn.__name__)
+            except Exception as exc:  # bad meta-parameters or launch options (e.g. an unknown pass knob)
+                bad[i] = f"bad config: {exc}"
+                continue
             jobs.append(ex.CompileJob(i, self.ref, self.backend, specs, opts, self.at.fn._debug()))
-        return ex.precompile(jobs, workers, self.at.timeout)
+        return {**bad, **ex.precompile(jobs, workers, self.at.timeout)}
 
     def measure(self, indices: list[int]) -> dict[int, float]:
         if self.reference is None and self.at.verify and 0 not in indices:

@@ -21,7 +21,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,6 +105,8 @@ class TuningDatabase:
             self._write(data)
 
     def _write(self, data: dict[str, Any]) -> None:
+        import tempfile  # imported here: ``import kdsl`` imports this module and tempfile costs ~10 ms
+
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.root)
         try:
             with os.fdopen(fd, "w") as f:

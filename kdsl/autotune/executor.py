@@ -29,13 +29,12 @@ Default local path (no executor):
 
 from __future__ import annotations
 
-import concurrent.futures as cf
+# multiprocessing, concurrent.futures and ctypes are imported where trials use them:
+# ``import kdsl`` imports this module, and they cost ~30 ms of every start-up.
 import contextlib
 import contextvars
-import ctypes
 import importlib
 import importlib.util
-import multiprocessing as mp
 import sys
 import threading
 import time
@@ -284,6 +283,8 @@ def run_with_watchdog(spec: TrialSpec, timeout: float | None) -> TrialResult:
 
 
 def _interrupt(thread: threading.Thread) -> None:
+    import ctypes
+
     ident = thread.ident
     if ident is None:
         return
@@ -292,6 +293,8 @@ def _interrupt(thread: threading.Thread) -> None:
 
 def run_isolated(spec: TrialSpec, timeout: float | None) -> TrialResult:
     """:func:`run_trial` in a forked child process, killed after ``timeout`` s (hangs in native code)."""
+    import multiprocessing as mp
+
     ctx = mp.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_isolated_main, args=(spec, child), daemon=True)
@@ -319,6 +322,8 @@ def _isolated_main(spec: TrialSpec, conn: Any) -> None:
 
 def run_on_executor(executor: Any, specs: Sequence[TrialSpec], timeout: float | None) -> list[TrialResult]:
     """Submit every trial to ``executor`` (concurrent.futures or Dask), gather in order."""
+    import concurrent.futures as cf
+
     futures = [(s, executor.submit(run_trial, s)) for s in specs]
     out: list[TrialResult] = []
     for spec, fut in futures:
@@ -361,6 +366,9 @@ def precompile(jobs: Sequence[CompileJob], workers: int, timeout: float | None) 
     """Compile ``jobs`` in a forked process pool; returns {index: failure reason} for failures."""
     if not jobs:
         return {}
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
     failures: dict[int, str] = {}
     ctx = mp.get_context("fork")
     pool = cf.ProcessPoolExecutor(max_workers=max(1, min(workers, len(jobs))), mp_context=ctx)

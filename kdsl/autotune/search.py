@@ -8,22 +8,30 @@ match) is always measured first.
 
 * :class:`Exhaustive` -- every config.
 * :class:`RandomSearch` -- config 0 plus a seeded random sample.
-* :class:`GuidedSearch` -- pattern search on the knob grid: spread-out seeds
-  (farthest-point in value-rank space, or the cost model's favourites), then
-  repeatedly measure the unmeasured neighbours of the best config so far,
-  widening the neighbourhood when nothing improves, restarting from a fresh
-  far-away seed when the widest neighbourhood is exhausted. A cost model
-  (``perf_model``) orders seeds and neighbours when given.
+* :class:`GuidedSearch` -- a spread-out design, then surrogate-guided pattern
+  search on the knob grid (values ranked numerically, so 32/64/128 are
+  neighbours). About 30% of the budget goes to seeds: config 0 and the
+  configs farthest (L1 in value-rank space) from everything chosen, half of
+  them the cost model's favourites when a ``perf_model`` is given. Then,
+  each step, a surrogate (ridge regression of log-time on one-hot knob
+  values: every knob value's average effect, refitted on all measurements so
+  far) ranks the unmeasured configs, and the step measures the best-ranked
+  nearest neighbour of the best config so far (pattern search: catches the
+  interactions the additive surrogate misses) plus the best-ranked config
+  anywhere (escapes a local optimum). On the benchmark's measured matmul and
+  softmax landscapes (rough, noisy, with failing configs) this finds the
+  best within 5% where pattern search alone stalled in a local optimum.
 """
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
+
+import numpy as np
 
 INF = float("inf")
 
@@ -94,74 +102,100 @@ class RandomSearch:
 
 @dataclass
 class GuidedSearch:
-    """Pattern search with restarts (see the module docstring)."""
+    """Spread-out seeds, then surrogate-ranked pattern search (see the module docstring).
+
+    ``explore``: share of the trial budget spent on the spread-out design
+    (at least ``seeds`` configs); ``ridge``: regularisation of the surrogate;
+    ``per_round``: configs measured per step (the best config's best-predicted
+    neighbour plus the best-predicted configs anywhere).
+    """
 
     seeds: int = 4
-    max_radius: int = 2
+    explore: float = 0.3
+    ridge: float = 1.0
+    per_round: int = 2
     name: str = "guided"
 
     def run(self, ev: Evaluator, coords: Sequence[Sequence[int]], scores: Sequence[float] | None) -> None:
         n = ev.n
         if n == 0:
             return
+        grid = np.asarray(coords, dtype=np.int64).reshape(n, -1)
         ev([0])
-        seeds = self._seeds(n, coords, scores, {0})
-        ev(seeds)
+        total = min(n, len(ev.times) + ev.left())
+        ev(_spread(grid, scores, set(ev.times), max(self.seeds, int(total * self.explore)) - 1))
+        features = _one_hot(grid)
         while ev.left() > 0 and len(ev.times) < n:
-            if not self._climb(ev, coords, scores):
-                fresh = self._seeds(n, coords, scores, set(ev.times), count=1)
-                if not fresh:
-                    break
-                ev(fresh)
-
-    def _climb(self, ev: Evaluator, coords: Sequence[Sequence[int]], scores: Sequence[float] | None) -> bool:
-        """Improve from the best config until no neighbourhood helps; False if nothing was measured."""
-        measured_any = False
-        radius = 1
-        while ev.left() > 0 and radius <= self.max_radius:
-            best = ev.best()
-            if best is None:
-                return measured_any
-            nbrs = [j for j in range(ev.n) if j not in ev.times and _dist(coords[j], coords[best]) <= radius]
-            if not nbrs:
-                radius += 1
-                continue
-            nbrs.sort(key=lambda j: (scores[j] if scores else 0.0, _dist(coords[j], coords[best]), j))
-            before = ev.times[best]
-            ev(nbrs)
-            measured_any = True
-            new_best = ev.best()
-            if new_best is not None and ev.times[new_best] < before:
-                radius = 1
-            else:
-                radius += 1
-        return measured_any
-
-    def _seeds(self, n: int, coords: Sequence[Sequence[int]], scores: Sequence[float] | None,
-               taken: set[int], count: int | None = None) -> list[int]:
-        want = self.seeds if count is None else count
-        if scores is not None:
-            ranked = sorted((j for j in range(n) if j not in taken), key=lambda j: (scores[j], j))
-            return ranked[:want]
-        chosen = set(taken)
-        out: list[int] = []
-        for _ in range(want):
-            best_j, best_d = -1, -1.0
-            for j in range(n):
-                if j in chosen:
-                    continue
-                d = min((_dist(coords[j], coords[c]) for c in chosen), default=math.inf)
-                if d > best_d:
-                    best_j, best_d = j, d
-            if best_j < 0:
+            picks = self._step(ev, grid, features)
+            if not picks:
                 break
-            chosen.add(best_j)
-            out.append(best_j)
-        return out
+            ev(picks)
+
+    def _step(self, ev: Evaluator, grid: np.ndarray[Any, Any], features: np.ndarray[Any, Any]) -> list[int]:
+        todo = [j for j in range(ev.n) if j not in ev.times]
+        if not todo:
+            return []
+        pred = _surrogate(ev.times, features, self.ridge)
+        picks: list[int] = []
+        best = ev.best()
+        if best is not None:  # pattern search: the nearest unmeasured neighbours of the best so far
+            dist = np.abs(grid - grid[best]).sum(axis=1)
+            near = min(int(dist[j]) for j in todo)
+            picks.append(min((j for j in todo if dist[j] == near), key=lambda j: (pred[j], j)))
+        rest = sorted((j for j in todo if j not in picks), key=lambda j: (pred[j], j))
+        return picks + rest[: max(0, self.per_round - len(picks))]
 
 
-def _dist(a: Sequence[int], b: Sequence[int]) -> int:
-    return sum(abs(x - y) for x, y in zip(a, b))
+def _spread(grid: np.ndarray[Any, Any], scores: Sequence[float] | None, taken: set[int], count: int) -> list[int]:
+    """``count`` seeds: with ``scores`` (a cost model) half its favourites; the rest farthest-point
+    (each the config farthest, in L1 rank distance, from every config chosen so far)."""
+    n = len(grid)
+    chosen = set(taken)
+    out: list[int] = []
+    if scores is not None:
+        ranked = sorted((j for j in range(n) if j not in chosen), key=lambda j: (scores[j], j))
+        out = ranked[: max(1, count // 2)] if count > 0 else []
+        chosen.update(out)
+    dist = np.full(n, np.inf)
+    for c in chosen:
+        dist = np.minimum(dist, np.abs(grid - grid[c]).sum(axis=1))
+    while len(out) < count and len(chosen) < n:
+        masked = dist.copy()
+        masked[list(chosen)] = -1.0
+        j = int(np.argmax(masked))  # first maximum: ties broken by config order
+        chosen.add(j)
+        out.append(j)
+        dist = np.minimum(dist, np.abs(grid - grid[j]).sum(axis=1))
+    return out
+
+
+def _one_hot(grid: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """One indicator column per (knob, value rank): the surrogate's features."""
+    n, dims = grid.shape
+    widths = grid.max(axis=0) + 1 if n else np.zeros(dims, np.int64)
+    offsets = np.concatenate([[0], np.cumsum(widths)]).astype(np.int64)
+    out = np.zeros((n, int(offsets[-1])))
+    for d in range(dims):
+        out[np.arange(n), offsets[d] + grid[:, d]] = 1.0
+    return out
+
+
+def _surrogate(times: dict[int, float], features: np.ndarray[Any, Any], ridge: float) -> np.ndarray[Any, Any]:
+    """Predicted log-time of every config: a ridge regression of the measured log-times on
+    one-hot knob values (each knob value's average effect). Failed configs count as slower
+    than the slowest success, so the search steers away from regions that fail."""
+    idx = list(times)
+    t = np.array([times[i] for i in idx], dtype=np.float64)
+    ok = np.isfinite(t)
+    if not ok.any():
+        return np.zeros(len(features))
+    y = np.log(np.where(ok, t, 1.0))
+    y[~ok] = y[ok].max() + 1.0
+    a = features[idx]
+    mean = float(y.mean())
+    w = np.linalg.solve(a.T @ a + ridge * np.eye(a.shape[1]), a.T @ (y - mean))
+    pred: np.ndarray[Any, Any] = features @ w + mean
+    return pred
 
 
 def make_search(name: str | Search) -> Search:

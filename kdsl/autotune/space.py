@@ -1,22 +1,36 @@
-"""Search spaces: explicit config lists, products of knobs, and pass-declared knobs.
+"""Search spaces: explicit config lists, products of knobs, and compiler-declared knobs.
 
-When ``@kdsl.autotune`` gets no ``configs``, the space is the product of the
-knobs the compiler declares for this kernel on this backend: every pass of the
-pipeline contributes its :meth:`~kdsl.transforms.base.Pass.tunables` (option
-``name`` of pass ``p`` becomes the launch option ``"p.name"``), plus the
-work-group size ``num_threads`` where the device has one (powers of two up to
-its maximum; the interpreter and host backends have none).
+When ``@kdsl.autotune`` gets no ``configs``, the space is made of the knobs
+the compiler declares for this backend, every one of which changes the
+compiled kernel:
+
+* every pass of the JIT's pipeline (``kdsl.transforms.default_pipeline``)
+  contributes its :meth:`~kdsl.transforms.base.Pass.tunables`: option ``name``
+  of pass ``p`` becomes the launch option ``"p.name"``, which the JIT hands to
+  that pass for this compilation (``kdsl.runtime.jit.pass_options``);
+* the backend's ``tunables()`` (if it has one) lists the launch options its
+  lowering reads (``"lower.vector_width"``, ``"lower.dot_block_m"``,
+  ``"lower.dot_block_n"``, ``"lower.chunk"``, ``"num_threads"``) as a list of
+  products whose union is the backend's part of the space (the vector knobs
+  apply to one-work-item groups only, the chunk to wider ones, so one product
+  would repeat identical kernels); group sizes stay within the device's limit.
+
+The space is the product of the pass knobs with that union. Every knob's
+first value is its default, so config 0 -- the reference the other candidates
+must agree with -- is the untuned kernel.
 """
 
 from __future__ import annotations
 
 import itertools
+import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from kdsl.autotune.config import Config
 
 MAX_SPACE = 4096  # a declared space larger than this is cut (in product order) with a warning
+log = logging.getLogger("kdsl.autotune")
 
 
 def product_space(
@@ -37,55 +51,62 @@ def product_space(
     return out
 
 
-def pipeline_passes(backend: Any) -> list[Any]:
-    """The passes a launch on ``backend`` runs: ``backend.pipeline()`` if it has one, else the default."""
-    get = getattr(backend, "pipeline", None)
-    pm: Any = get() if callable(get) else None
-    if pm is None:
-        from kdsl.transforms import default_pipeline
+def pipeline_passes() -> list[Any]:
+    """The passes the JIT runs on every launch (whose options launches may set)."""
+    from kdsl.transforms import default_pipeline
 
-        pm = default_pipeline()
-    passes: list[Any] = list(getattr(pm, "passes", pm))
-    return passes
+    return list(default_pipeline().passes)
 
 
-def thread_choices(backend: Any) -> list[int]:
-    """Work-group sizes worth trying on ``backend`` (``[0]``: the backend's default only)."""
-    from kdsl.runtime.device_array import device_of
-
-    dev = device_of(backend)
-    limit = 0
-    for attr in ("max_work_group_size", "max_num_threads", "max_threads"):
-        v = getattr(dev, attr, None)
-        if isinstance(v, int) and v > 0:
-            limit = v
-            break
-    if limit <= 1:
-        return [0]
-    out, n = [0], 1
-    while n <= min(limit, 1024):
-        out.append(n)
-        n *= 2
+def pass_knobs(passes: Iterable[Any]) -> dict[str, tuple[Any, ...]]:
+    """``{"pass.option": choices}`` from the passes' tunables, each option's default first."""
+    out: dict[str, tuple[Any, ...]] = {}
+    for p in passes:
+        defaults = {o.name: o.default for o in getattr(p, "OPTIONS", ())}
+        for t in p.tunables():
+            if not t.choices:
+                continue
+            choices = tuple(t.choices)
+            if t.name in defaults and defaults[t.name] in choices:
+                d = defaults[t.name]
+                choices = (d, *(c for c in choices if c != d))
+            out[f"{p.name}.{t.name}"] = choices
     return out
 
 
+def backend_knobs(backend: Any) -> list[dict[str, tuple[Any, ...]]]:
+    """The backend's declared products of launch options (``[{}]``: it declares none)."""
+    get = getattr(backend, "tunables", None)
+    subspaces: list[dict[str, tuple[Any, ...]]] = [dict(s) for s in get()] if callable(get) else []
+    return subspaces or [{}]
+
+
 def tunable_space(backend: Any, passes: Iterable[Any] | None = None) -> list[Config]:
-    """The declared space for ``backend`` (see the module docstring). Never empty."""
-    plist = pipeline_passes(backend) if passes is None else list(passes)
-    options: dict[str, Sequence[Any]] = {}
-    for p in plist:
-        for t in p.tunables():
-            if t.choices:
-                options[f"{p.name}.{t.name}"] = tuple(t.choices)
-    configs = product_space({}, options, thread_choices(backend))
+    """The declared space for ``backend`` (see the module docstring). Never empty.
+
+    ``passes`` narrows the pass knobs to those passes (they must be in the
+    pipeline: a launch option for a pass the JIT does not run is an error).
+    """
+    knobs = pass_knobs(pipeline_passes() if passes is None else passes)
+    configs: list[Config] = []
+    seen: set[str] = set()
+    for sub in backend_knobs(backend):
+        threads = sub.pop("num_threads", (0,))
+        for c in product_space({}, {**knobs, **sub}, threads):
+            if c.identity() not in seen:
+                seen.add(c.identity())
+                configs.append(c)
+    if len(configs) > MAX_SPACE:
+        log.warning("kdsl.autotune: the declared space has %d configs; trying the first %d", len(configs), MAX_SPACE)
     return configs[:MAX_SPACE]
 
 
 def coordinates(configs: Sequence[Config]) -> tuple[list[str], list[list[int]]]:
     """Each config as a vector of value *ranks* per knob (for pattern search and models).
 
-    Knob values are ranked numerically when they are all numbers (so 32 < 64 <
-    128 are neighbours), else by first appearance.
+    Numbers are ranked numerically (so 32 < 64 < 128 are neighbours); other
+    values (strings, booleans, ``None`` for a knob a config does not set) come
+    after them in order of first appearance.
     """
     flat = [_flatten(c) for c in configs]
     names: list[str] = []
@@ -100,8 +121,8 @@ def coordinates(configs: Sequence[Config]) -> tuple[list[str], list[list[int]]]:
             v = f.get(n)
             if v not in vals:
                 vals.append(v)
-        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
-            vals = sorted(vals)
+        nums = sorted(v for v in vals if _is_number(v))
+        vals = nums + [v for v in vals if not _is_number(v)]
         ranks[n] = {_hk(v): i for i, v in enumerate(vals)}
     coords = [[ranks[n][_hk(f.get(n))] for n in names] for f in flat]
     return names, coords
@@ -116,6 +137,10 @@ def _flatten(c: Config) -> dict[str, Any]:
     if c.num_stages is not None:
         out["num_stages"] = c.num_stages
     return out
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _hk(v: Any) -> Any:

@@ -39,6 +39,18 @@ TUNABLES: dict[str, tuple[int, ...]] = {
     "lower.vector_width": (1, 4, 8, 16),
 }
 
+# The lowering's launch options (read by :meth:`Layout.from_options` and the cpu
+# backend's layout): the JIT rejects any other ``lower.*`` name.
+LAUNCH_KNOBS: tuple[str, ...] = ("lower.vector_width", "lower.dot_block_m", "lower.dot_block_n", "lower.chunk")
+
+
+
+def knob_choices(default: int, candidates: tuple[int, ...]) -> tuple[int, ...]:
+    """``default`` followed by the other ``candidates``: a backend's declared values for one
+    lowering knob (the autotuner's config 0 -- its reference -- is then the untuned layout)."""
+    return (default, *(c for c in candidates if c != default))
+
+
 # Renderer-facing features are opt-in per target: a renderer that has not
 # declared them keeps getting the scalar wi IR it already prints.
 TARGET_DEFAULTS: dict[str, dict[str, int]] = {

@@ -52,3 +52,30 @@ def maybe_hang_kernel(x, out, n, BLOCK: kl.constexpr, SPIN: kl.constexpr):
         while i >= 0:
             i = (i + 1) % 7
     kl.store(out + offs, kl.load(x + offs, mask=mask) + 2.0, mask=mask)
+
+
+@kdsl.kernel
+def loop_sum_kernel(x, out, BLOCK: kl.constexpr, STEPS: kl.constexpr):
+    """A constant-trip loop: ``unroll`` removes it unless ``unroll.max-trip`` < STEPS."""
+    offs = kl.arange(0, BLOCK)
+    acc = kl.zeros((BLOCK,), kl.float32)
+    for i in range(STEPS):
+        acc += kl.load(x + i * BLOCK + offs)
+    kl.store(out + offs, acc)
+
+
+@kdsl.kernel
+def matmul_kernel(a, b, c, M, N, K, BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr, BLOCK_K: kl.constexpr):
+    """A small tiled matmul: the lowering knobs (vector width, ``tile.dot`` blocking) apply to it."""
+    pid = kl.program_id(0)
+    num_n = kl.cdiv(N, BLOCK_N)
+    rm = (pid // num_n) * BLOCK_M + kl.arange(0, BLOCK_M)
+    rn = (pid % num_n) * BLOCK_N + kl.arange(0, BLOCK_N)
+    rk = kl.arange(0, BLOCK_K)
+    acc = kl.zeros((BLOCK_M, BLOCK_N), dtype=kl.float32)
+    for k in range(0, kl.cdiv(K, BLOCK_K)):
+        kk = k * BLOCK_K + rk
+        x = kl.load(a + rm[:, None] * K + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0)
+        y = kl.load(b + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += kl.dot(x, y)
+    kl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))

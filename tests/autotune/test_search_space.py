@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -11,7 +11,7 @@ import pytest
 from kdsl.autotune import Config, autotune
 from kdsl.autotune.search import INF, Evaluator, Exhaustive, GuidedSearch, RandomSearch, default_budget
 from kdsl.autotune.space import coordinates, product_space
-from kdsl.transforms.base import Pass, Tunable
+from kdsl.transforms.base import Option, Pass, Tunable
 
 from . import at_kernels as K
 
@@ -51,6 +51,41 @@ def test_guided_finds_near_best_with_a_quarter_of_trials(seed: int) -> None:
     assert len(ev.times) <= budget and ev.order[0] == 0
 
 
+def rough_landscape(seed: int) -> tuple[list[Config], list[float]]:
+    """288 configs shaped like the measured matmul sweeps: per-knob effects, an interaction
+    between two knobs, 5% noise and 5% failing configs (where plain pattern search stalled)."""
+    rng = np.random.default_rng(100 + seed)
+    knobs: dict[str, list[int]] = {"A": [16, 32, 64, 128], "B": [16, 32, 64, 128], "C": [16, 32],
+                                   "V": [4, 8, 16], "D": [2, 4, 8]}
+    configs = product_space({k: knobs[k] for k in "ABC"}, {k: knobs[k] for k in "VD"}, [0])
+    effect = {k: rng.normal(0, 0.4, len(v)) for k, v in knobs.items()}
+    pair = rng.normal(0, 0.25, (4, 3))
+    times = []
+    for c in configs:
+        v = {**c.kwargs, **c.options}
+        log_t = sum(effect[k][knobs[k].index(v[k])] for k in knobs)
+        log_t += pair[knobs["A"].index(v["A"]), knobs["V"].index(v["V"])] + rng.normal(0, 0.05)
+        times.append(INF if rng.random() < 0.05 else float(np.exp(log_t)))
+    return configs, times
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_guided_handles_rough_landscapes_with_interactions(seed: int) -> None:
+    configs, times = rough_landscape(seed)
+    budget = default_budget(len(configs))
+    ev = run(GuidedSearch(), configs, times, budget)
+    assert ev.times[ev.best()] <= min(times) * 1.05  # type: ignore[index]
+    assert len(ev.times) <= budget
+
+
+def test_guided_seeds_with_the_cost_model_favourites() -> None:
+    configs, times = landscape(2)
+    scores = [float(i % 37) for i in range(len(configs))]  # a model preferring configs 0, 37, 74, ...
+    ev = Evaluator(lambda idx: {i: times[i] for i in idx}, len(configs), 20)
+    GuidedSearch().run(ev, coordinates(configs)[1], scores)
+    assert ev.order[0] == 0 and ev.order[1:3] == [37, 74]  # half of the 5 seeds (30% of 20 trials, minus config 0)
+
+
 def test_strategies_are_deterministic_and_start_with_the_reference() -> None:
     configs, times = landscape(1)
     for search in (GuidedSearch(), RandomSearch(seed=3), Exhaustive()):
@@ -67,32 +102,39 @@ def test_coordinates_rank_numbers_numerically() -> None:
 
 
 class FakeTilePass(Pass):
-    """A pass declaring knobs (what the optimiser's passes will do)."""
+    """A pass declaring knobs; records the options of every run (what reached the compiler)."""
 
     name = "fake-tile"
+    OPTIONS = (Option("unroll", int, 1), Option("order", str, "mn"))
+    seen: ClassVar[list[tuple[int, str]]] = []
 
     def run(self, module: Any) -> None:
-        return None
+        FakeTilePass.seen.append((self.options["unroll"], self.options["order"]))
 
     def tunables(self) -> list[Tunable]:
         return [Tunable("unroll", (1, 2, 4)), Tunable("order", ("mn", "nm"))]
 
 
-def test_space_from_pass_tunables(monkeypatch: pytest.MonkeyPatch) -> None:
-    import kdsl.runtime.args as argmod
+@pytest.fixture
+def fake_pass_in_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Put ``fake-tile`` into the JIT's default pipeline (the registry and TILE_PASSES)."""
+    from kdsl.transforms import pass_manager
 
-    # Pass knobs travel as launch options "pass.option"; until the JIT accepts dotted
-    # option names (requested from the lead), let it accept these two.
-    if not getattr(argmod, "accepts_pass_options", False):
-        monkeypatch.setattr(argmod, "LAUNCH_OPTIONS", (*argmod.LAUNCH_OPTIONS, "fake-tile.unroll", "fake-tile.order"))
+    monkeypatch.setattr(pass_manager, "PASSES", {**pass_manager.PASSES, "fake-tile": FakeTilePass})
+    monkeypatch.setattr(pass_manager, "TILE_PASSES", pass_manager.TILE_PASSES + ",fake-tile")
+    FakeTilePass.seen.clear()
+
+
+def test_space_from_pass_tunables(fake_pass_in_pipeline: None) -> None:
     seen: list[dict[str, Any]] = []
 
     def model(**kw: Any) -> float:
         seen.append(kw)
         return 0.0
 
+    # compile_workers=1: compile in this process, so FakeTilePass.seen records every compilation
     at = autotune(key=["n"], passes=[FakeTilePass()], warmup=0.5, rep=1, max_repeats=2, persist=False,
-                  prune_configs_by={"perf_model": model})(K.add_kernel)
+                  compile_workers=1, prune_configs_by={"perf_model": model})(K.add_kernel)
     space = at.candidate_configs()
     assert len(space) == 6
     assert {tuple(sorted(c.options.items())) for c in space} == {
@@ -103,13 +145,22 @@ def test_space_from_pass_tunables(monkeypatch: pytest.MonkeyPatch) -> None:
     at[(1,)](x, x, out, 64, BLOCK=64)
     assert at.best_config in space and at.trials == 6
     assert all("fake-tile.unroll" in kw for kw in seen)
+    assert set(FakeTilePass.seen) == set(itertools.product((1, 2, 4), ("mn", "nm")))  # each knob value compiled
     np.testing.assert_allclose(out, 2.0)
 
 
-def test_default_space_comes_from_the_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
-    import kdsl.transforms as T
-    from kdsl.transforms.pass_manager import PassManager
-
-    monkeypatch.setattr(T, "default_pipeline", lambda **kw: PassManager([FakeTilePass()]))
+def test_default_space_comes_from_the_pipeline(fake_pass_in_pipeline: None) -> None:
     at = autotune(key=["n"])(K.add_kernel)
-    assert len(at.candidate_configs()) == 6
+    space = at.candidate_configs()  # the interpreter declares no lowering knobs
+    knobs = {k for c in space for k in c.options}
+    assert knobs == {"fake-tile.unroll", "fake-tile.order", "unroll.max-trip", "loop-split.max-body-ops",
+                     "mask-elim.branch-uniform"}
+    assert len(space) == 6 * 16 and space[0].options["unroll.max-trip"] == 8
+
+
+def test_coordinates_rank_numbers_first_and_missing_knobs_last() -> None:
+    configs = [Config(options={"lower.chunk": 4}, num_threads=16), Config(options={"lower.vector_width": 8}),
+               Config(options={"lower.chunk": 1}, num_threads=64), Config(options={"lower.vector_width": 4})]
+    names, coords = coordinates(configs)
+    assert names == ["o:lower.chunk", "num_threads", "o:lower.vector_width"]
+    assert coords == [[1, 1, 2], [2, 0, 1], [0, 2, 2], [2, 0, 0]]

@@ -27,17 +27,19 @@ from typing import Any
 import numpy as np
 
 from kdsl.codegen.llvm import RenderedLLVM, render_llvm
-from kdsl.codegen.opencl.render import _written_args
 from kdsl.errors import DeviceAssertionError, LaunchError
+from kdsl.ir.analysis import written_pointer_args
 from kdsl.ir.core import Location, ModuleOp
 from kdsl.ir.types import PointerType, ScalarType, Type
 from kdsl.lowering import Layout, lower_to_wi
+from kdsl.lowering.layout import knob_choices
 from kdsl.runtime.backend import LaunchOptions
 from kdsl.runtime.cpu import compiler
 from kdsl.runtime.cpu.loader import LoadedObject
 from kdsl.runtime.cpu.pool import default_threads, get_pool, split
 from kdsl.runtime.cpu.target import host
 from kdsl.runtime.device_array import HostDevice
+from kdsl.runtime.limits import CPU_PRIVATE_LIMIT, check_private
 
 _SLOT_FMT = {"i1": "B7x", "i8": "b7x", "i16": "h6x", "i32": "i4x", "i64": "q", "u8": "B7x", "u16": "H6x",
              "u32": "I4x", "u64": "Q", "f16": "e6x", "bf16": "f4x", "f32": "f4x", "f64": "d"}  # fmt: skip
@@ -62,7 +64,10 @@ class CompiledStages:
 
 def compile_stages(module: ModuleOp, entry: str, options: LaunchOptions, noalias: bool = True) -> CompiledStages:
     """Lower (``noalias``: pointer parameters assumed not to overlap), render, compile."""
-    wmod = lower_to_wi(module, entry, cpu_layout(options), noalias=noalias)
+    layout = cpu_layout(options)
+    wmod = lower_to_wi(module, entry, layout, noalias=noalias)
+    # private arrays live on the worker thread's stack: an oversized tile would segfault
+    check_private(wmod, layout.num_threads, CPU_PRIVATE_LIMIT, "cpu")
     rendered = render_llvm(wmod, vector_bytes=host().vector_bytes)
     obj, hit = compiler.compile_object(rendered.ir)
     return CompiledStages(wmod, rendered, obj, hit)
@@ -155,7 +160,7 @@ class CPUKernel:
             fmt += _param(t, n, self.params)
         self.fmt = struct.Struct(fmt + "Q")
         self.nslots = len(self.params) + 1
-        written = _written_args(func)
+        written = written_pointer_args(func)
         self.noalias = bool(func.attributes.get("noalias"))
         self.written = [i in written for i in range(len(self.params))]
         self.check_alias = self.noalias and sum(b is None for _, b in self.params) > 1 and any(self.written)
@@ -286,6 +291,19 @@ class CPUBackend:
         except ImportError as exc:
             return False, f"llvmlite is not importable ({exc}); install it with 'pip install llvmlite'"
         return True, ""
+
+    def tunables(self) -> list[dict[str, tuple[Any, ...]]]:
+        """The launch options worth sweeping here (``kdsl.autotune.space``), defaults first.
+
+        Always one work-item per program: the register blocking of ``tile.dot``
+        and the vector width are what :func:`cpu_layout` lets a launch change.
+        """
+        d = cpu_layout(LaunchOptions())
+        return [{
+            "lower.vector_width": knob_choices(d.vector_width, (4, 8, 16)),
+            "lower.dot_block_m": knob_choices(d.dot_block_m, (2, 4, 8)),
+            "lower.dot_block_n": knob_choices(d.dot_block_n, (16, 32, 64)),
+        }]
 
     def compile(self, module: ModuleOp, entry: str, options: LaunchOptions) -> CPUKernel:
         threads = _threads(options)

@@ -52,6 +52,7 @@ def render_stages(
     max_group: int = 4096,
     local_limit: int = 1 << 20,
     noalias: bool = True,
+    private_limit: int | None = None,
 ) -> CompiledStages:
     """Lower and render for a device described by its limits (no device needed: golden tests)."""
     from kdsl.codegen.opencl import render_opencl
@@ -64,21 +65,28 @@ def render_stages(
             f"opencl: num_threads={layout.num_threads} exceeds the device's maximum work-group size {max_group}"
         )
     wmod = lower_to_wi(module, entry, layout, local_limit=local_limit, noalias=noalias)
+    if private_limit is not None:
+        from kdsl.runtime.limits import check_private
+
+        check_private(wmod, layout.num_threads, private_limit, "opencl")
     return CompiledStages(wmod, render_opencl(wmod, caps), layout)
 
 
 def compile_stages(
     module: ModuleOp, entry: str, options: LaunchOptions, device: Device, noalias: bool = True
 ) -> CompiledStages:
+    from kdsl.runtime.limits import CPU_PRIVATE_LIMIT
+
     return render_stages(module, entry, options, device.caps, default_num_threads=device.default_num_threads,
-                         max_group=device.max_group, local_limit=device.local_mem, noalias=noalias)
+                         max_group=device.max_group, local_limit=device.local_mem, noalias=noalias,
+                         private_limit=CPU_PRIVATE_LIMIT if device.is_cpu else None)
 
 
 def kernel_info(stages: CompiledStages) -> KernelInfo:
-    from kdsl.codegen.opencl.render import _written_args
+    from kdsl.ir.analysis import written_pointer_args
 
     func = stages.wi_module.body.ops[0]
-    written = _written_args(func)
+    written = written_pointer_args(func)
     params: list[tuple[str, str, bool]] = []
     for i, (a, n) in enumerate(zip(func.regions[0].block.args, func.attributes["arg_names"])):
         if isinstance(a.type, PointerType):
@@ -119,6 +127,29 @@ class OpenCLBackend:
     def device(self) -> Device:
         """The per-process device (device arrays, cache key)."""
         return get_device()
+
+    def tunables(self) -> list[dict[str, tuple[Any, ...]]]:
+        """The launch options worth sweeping on this device (``kdsl.autotune.space``), defaults first.
+
+        A union of two products: one work-item per group, where the vector width
+        and the register blocking of ``tile.dot`` apply (the default on CPU
+        devices), and wider work-groups (the scalar lowering), where the chunk
+        length of the blocked layout applies. Group sizes stay within the
+        device's maximum.
+        """
+        from kdsl.lowering.layout import Layout, knob_choices
+
+        dev = self.device()
+        d = Layout.from_options(1, (), target="opencl")
+        vector = {
+            "lower.vector_width": knob_choices(d.vector_width, (4, 8, 16)),
+            "lower.dot_block_m": knob_choices(d.dot_block_m, (2, 4, 8)),
+            "lower.dot_block_n": knob_choices(d.dot_block_n, (16, 32, 64)),
+        }
+        groups = tuple(n for n in (16, 64, 256) if n <= dev.max_group and n != dev.default_num_threads)
+        if dev.default_num_threads == 1:
+            return [vector, {"num_threads": groups, "lower.chunk": (1, 4)}] if groups else [vector]
+        return [{"num_threads": (0, *groups), "lower.chunk": (1, 2, 4)}, {"num_threads": (1,), **vector}]
 
     def compile(self, module: ModuleOp, entry: str, options: LaunchOptions) -> OpenCLKernel:
         device = get_device()
