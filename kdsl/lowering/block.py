@@ -19,7 +19,7 @@ one work-item per group, so the private array is the whole row-major tile):
 
 from __future__ import annotations
 
-from kdsl.ir.core import Operation, Value
+from kdsl.ir.core import AttrValue, Operation, Value
 from kdsl.ir.dialects import arith, wi
 from kdsl.ir.types import ScalarType
 from kdsl.lowering import affine
@@ -96,6 +96,14 @@ def try_block_load(lw: Lowerer, op: Operation) -> bool:
     return True
 
 
+def store_hints(op: Operation) -> dict[str, AttrValue]:
+    """wi attributes for the hints of a ``tile.store``: ``nontemporal`` for Triton's
+    ``eviction_policy="evict_first"`` or ``cache_modifier=".cs"`` (streaming: the
+    data is written once and not read back soon); every other hint is dropped."""
+    a = op.attributes
+    return {"nontemporal": True} if a.get("eviction") == "evict_first" or a.get("cache") == ".cs" else {}
+
+
 def try_block_store(lw: Lowerer, op: Operation) -> bool:
     """Lower ``op`` (a tile.store of a stored tile) as one ``wi.block_store`` when it qualifies."""
     shape = op.ptr.type.shape
@@ -110,5 +118,6 @@ def try_block_store(lw: Lowerer, op: Operation) -> bool:
     lw.order_memory("store")
     with lw.at(lw.top):
         dims = _dims(lw, shape, ptr, mask)
-    lw.top.create(wi.BlockStoreOp, [value.priv, ptr.base, *dims], [], {"shape": tuple(shape)})
+    attrs: dict[str, AttrValue] = {"shape": tuple(shape), **store_hints(op)}
+    lw.top.create(wi.BlockStoreOp, [value.priv, ptr.base, *dims], [], attrs)
     return True

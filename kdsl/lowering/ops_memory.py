@@ -11,7 +11,7 @@ from __future__ import annotations
 from kdsl.ir.core import Operation, Value
 from kdsl.ir.dialects import wi
 from kdsl.ir.types import PointerType
-from kdsl.lowering.block import try_block_load, try_block_store
+from kdsl.lowering.block import store_hints, try_block_load, try_block_store
 from kdsl.lowering.index import Index
 from kdsl.lowering.lowerer import Lowerer, lowers
 from kdsl.lowering.printing import lower_print_op, once
@@ -48,18 +48,19 @@ def lower_load(lw: Lowerer, op: Operation) -> None:
 
 @lowers("tile.store")
 def lower_store(lw: Lowerer, op: Operation) -> None:
+    hints = store_hints(op)
     if not op.ptr.type.shape:
         lw.close_nest()
         lw.order_memory("store", uniform=True)
         ops = [lw.scalar(v) for v in op.operands]
-        once(lw, lambda: lw.eb.create(wi.GStoreOp, ops))
+        once(lw, lambda: lw.eb.create(wi.GStoreOp, ops, [], hints))
         return
     if try_block_store(lw, op):
         return
     reads = [lw.rep(v) for v in op.operands]
 
     def body(idx: Index) -> None:
-        lw.eb.create(wi.GStoreOp, [lw.elem(r, idx) for r in reads])
+        lw.eb.create(wi.GStoreOp, [lw.elem(r, idx) for r in reads], [], hints)
 
     lw.elementwise(op.ptr.type.shape, reads, body, mem="store")
 

@@ -350,7 +350,7 @@ class _Vectorizer:
     def gstore(self, op: Operation, kinds: list[str]) -> None:
         if kinds[0] != P or any(k != M for k in kinds[2:]) or not _vectorisable(_pointee(op.ptr.type)):
             raise Reject
-        self.b.create(GVStoreOp, [self.new[op.ptr], self.vec(op.value)])
+        self.b.create(GVStoreOp, [self.new[op.ptr], self.vec(op.value)], [], dict(op.attributes))
 
     def load(self, op: Operation, kinds: list[str]) -> None:
         if kinds[1] != A or not _vectorisable(op.result.type):

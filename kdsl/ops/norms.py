@@ -53,7 +53,7 @@ def layer_norm_fwd_kernel(  # type: ignore[no-untyped-def]
         b = kl.load(B + cols, mask=mask)
         x = kl.load(X + cols, mask=mask, other=0.0).to(kl.float32)
         y = (x - mean) * rstd * w + b
-        kl.store(Y + cols, y.to(Y.dtype.element_ty), mask=mask)
+        kl.store(Y + cols, y.to(Y.dtype.element_ty), mask=mask, eviction_policy="evict_first")
 
 
 @kdsl.kernel
@@ -73,7 +73,7 @@ def rms_norm_fwd_kernel(X, Y, W, Rstd, stride, N, eps, BLOCK_SIZE: kl.constexpr)
         mask = cols < N
         x = kl.load(X + cols, mask=mask, other=0.0).to(kl.float32)
         w = kl.load(W + cols, mask=mask)
-        kl.store(Y + cols, (x * rstd * w).to(Y.dtype.element_ty), mask=mask)
+        kl.store(Y + cols, (x * rstd * w).to(Y.dtype.element_ty), mask=mask, eviction_policy="evict_first")
 
 
 @kdsl.kernel

@@ -6,7 +6,10 @@ per element instead of numpy's five passes. Long rows use the *online*
 softmax (Milakov & Gimelshein): one sweep over column blocks keeps a running
 max ``m`` and a running sum ``l`` rescaled by ``exp(m_old - m_new)`` whenever
 the max grows, then a second sweep writes ``exp(x - m) / l``. The kernels are
-persistent: program ``p`` handles rows ``p, p + P, p + 2P, ...``.
+persistent: program ``p`` handles rows ``p, p + P, p + 2P, ...``. The output
+is written once and never read back by the kernel, so its stores carry
+``eviction_policy="evict_first"`` (non-temporal stores on opencl/cpu: no
+read-for-ownership of the output lines, docs/LOWERING.md).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ def softmax_kernel(  # type: ignore[no-untyped-def]
         numerator = kl.exp(row - kl.max(row, axis=0))
         out = numerator / kl.sum(numerator, axis=0)
         out_ptrs = output_ptr + row_idx * output_row_stride + col_offsets
-        kl.store(out_ptrs, out.to(output_ptr.dtype.element_ty), mask=mask)
+        kl.store(out_ptrs, out.to(output_ptr.dtype.element_ty), mask=mask, eviction_policy="evict_first")
 
 
 @kdsl.kernel
@@ -54,7 +57,8 @@ def online_softmax_kernel(  # type: ignore[no-untyped-def]
             cols = start + kl.arange(0, BLOCK_SIZE)
             mask = cols < n_cols
             x = kl.load(in_row + cols, mask=mask, other=-float("inf")).to(kl.float32)
-            kl.store(out_row + cols, (kl.exp(x - m) / s).to(output_ptr.dtype.element_ty), mask=mask)
+            y = (kl.exp(x - m) / s).to(output_ptr.dtype.element_ty)
+            kl.store(out_row + cols, y, mask=mask, eviction_policy="evict_first")
 
 
 def softmax(x: Array, max_block: int = 4096, max_programs: int = 256) -> Array:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
+from kdsl.codegen.llvm import streaming
 from kdsl.codegen.llvm.dot import loop
 from kdsl.codegen.llvm.types import I32, I64, memref, reg, storage
 from kdsl.ir.core import Operation, Value
@@ -73,7 +74,13 @@ class _Block:
         flat = b.add(b.mul(row, ir.Constant(I32, self.cols)), col)
         src, dst = (self.glob(row, col), self.priv(flat)) if self.load else (self.priv(flat), self.glob(row, col))
         t = storage(self.e) if width == 1 else ir.VectorType(storage(self.e), width)
-        b.store(b.load(src, typ=t, align=self.align), dst, align=self.align)
+        value = b.load(src, typ=t, align=self.align)
+        if self.load or not streaming.wanted(self.op):
+            b.store(value, dst, align=self.align)
+        elif width == 1:
+            streaming.mark(self.fr.module, b.store(value, dst, align=self.align))
+        else:
+            streaming.vector_store(self.fr.module, b, value, dst, self.align)
 
 
 def render_block(fr: FuncRenderer, op: Operation) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from kdsl.codegen.llvm import delinear, dot
+from kdsl.codegen.llvm import delinear, dot, streaming
 from kdsl.codegen.llvm import scalar as sc
 from kdsl.codegen.llvm import vector as vec
 from kdsl.codegen.llvm.atomics import atomic_cas, atomic_rmw
@@ -201,10 +201,12 @@ class FuncRenderer:
         assert isinstance(pt, PointerType)
         value = self.to_mem(pt.pointee, self.v(op.value))
         if op.mask is None:
-            self.b.store(value, self.v(op.ptr), align=_align(pt.pointee))
-            return
-        with self.b.if_then(self.v(op.mask)):
-            self.b.store(value, self.v(op.ptr), align=_align(pt.pointee))
+            st = self.b.store(value, self.v(op.ptr), align=_align(pt.pointee))
+        else:
+            with self.b.if_then(self.v(op.mask)):
+                st = self.b.store(value, self.v(op.ptr), align=_align(pt.pointee))
+        if streaming.wanted(op):
+            streaming.mark(self.module, st)
 
     def op_wi_atomic_rmw(self, op: Operation) -> None:
         self.set(op.result, atomic_rmw(self, op))

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import llvmlite.ir as ir
 
 from kdsl.codegen.llvm import scalar as sc
-from kdsl.codegen.llvm import vmath
+from kdsl.codegen.llvm import streaming, vmath
 from kdsl.codegen.llvm.types import I32, intrinsic, reg, storage
 from kdsl.ir.core import Operation
 from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
@@ -60,7 +60,10 @@ def emit(fr: FuncRenderer, op: Operation) -> None:
     n, b = op.NAME, fr.b
     if n == "wi.gvstore":
         vt = _vt(op.value.type)
-        b.store(fr.v(op.value), fr.v(op.ptr), align=vt.element.itemsize)
+        if streaming.wanted(op):
+            streaming.vector_store(fr.module, b, fr.v(op.value), fr.v(op.ptr), vt.element.itemsize)
+        else:
+            b.store(fr.v(op.value), fr.v(op.ptr), align=vt.element.itemsize)
         return
     if n == "wi.vstore":
         vt = _vt(op.value.type)

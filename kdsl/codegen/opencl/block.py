@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kdsl.codegen.opencl import ctypes as ct
+from kdsl.codegen.opencl import streaming
 from kdsl.ir.core import Operation
-from kdsl.ir.types import MemRefType, PointerType
+from kdsl.ir.types import MemRefType, PointerType, ScalarType, VectorType
 
 Emit = Callable[[str], None]
 
@@ -30,11 +31,15 @@ def _clamp(x: str, hi: int) -> str:
     return f"(({x}) <= 0 ? 0 : ({x}) >= {hi} ? {hi} : (int)({x}))"
 
 
-def _copy_rows(vw: int, cols: int, src: str, dst: str, emit: Emit, indent: str) -> None:
-    """``cols`` contiguous elements from ``src`` to ``dst`` in ``vloadN``/``vstoreN`` pairs."""
+def _copy_rows(vw: int, cols: int, src: str, dst: str, emit: Emit, indent: str, nt: ScalarType | None) -> None:
+    """``cols`` contiguous elements from ``src`` to ``dst`` in ``vloadN``/``vstoreN`` pairs
+    (streaming stores of element type ``nt`` when given, :mod:`.streaming`)."""
     for c in range(0, cols, vw):
         if vw == 1:
-            emit(f"{indent}{dst}[{c}] = {src}[{c}];")
+            emit(indent + (streaming.scalar(f"{src}[{c}]", f"{dst} + {c}") if nt else f"{dst}[{c}] = {src}[{c}];"))
+        elif nt is not None:
+            vt = ct.reg(VectorType(vw, nt))
+            emit(indent + streaming.vector(vt, vw, nt.itemsize, f"vload{vw}(0, {src} + {c})", f"{dst} + {c}"))
         else:
             emit(f"{indent}vstore{vw}(vload{vw}(0, {src} + {c}), 0, {dst} + {c});")
 
@@ -54,6 +59,8 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit) -> None:
     p = f"bk{uid}_"
     r, er, ec, g, q, c = p + "r", p + "er", p + "ec", p + "g", p + "p", p + "c"
     vw = _width(cols)
+    nt = pt.pointee if not load and op.attributes.get("nontemporal", False) else None
+    assert nt is None or isinstance(nt, ScalarType)
     emit("{")
     emit(f"  const int {er} = {_clamp(ext_r, rows)};")
     emit(f"  const int {ec} = {_clamp(ext_c, cols)};")
@@ -62,12 +69,13 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit) -> None:
     emit(f"    {ct.reg(mt.element)}* const {q} = {mem} + {r} * {cols};")
     src, dst = (g, q) if load else (q, g)
     emit(f"    if ({ec} == {cols}) {{")
-    _copy_rows(vw, cols, src, dst, emit, "      ")
+    _copy_rows(vw, cols, src, dst, emit, "      ", nt)
     emit("    } else {")
     if load:
         emit(f"      for (int {c} = 0; {c} < {cols}; {c} += 1) {q}[{c}] = {c} < {ec} ? {g}[{c}] : {other};")
     else:
-        emit(f"      for (int {c} = 0; {c} < {ec}; {c} += 1) {g}[{c}] = {q}[{c}];")
+        st = streaming.scalar(f"{q}[{c}]", f"{g} + {c}") if nt else f"{g}[{c}] = {q}[{c}];"
+        emit(f"      for (int {c} = 0; {c} < {ec}; {c} += 1) {st}")
     emit("    }")
     emit("  }")
     if load:  # rows past the extent hold ``other``

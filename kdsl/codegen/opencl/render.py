@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from kdsl.codegen.opencl import ctypes as ct
-from kdsl.codegen.opencl import exprs, vector
+from kdsl.codegen.opencl import exprs, streaming, vector
 from kdsl.codegen.opencl.block import render_block
 from kdsl.codegen.opencl.mma import render_mma
 from kdsl.codegen.opencl.prelude import FIXED, HEADER, float_atomic
@@ -216,12 +216,13 @@ class Renderer:
         e = pt.pointee
         if e.name == "f16":
             self.need("kd_half")
-            st = f"*{a[0]} = kd_f2h({a[1]});"
+            val = f"kd_f2h({a[1]})"
         elif e.name == "bf16":
             self.need("kd_rbf")
-            st = f"*{a[0]} = kd_bfbits({a[1]});"
+            val = f"kd_bfbits({a[1]})"
         else:
-            st = f"*{a[0]} = {a[1]};"
+            val = a[1]
+        st = streaming.scalar(val, a[0]) if op.attributes.get("nontemporal", False) else f"*{a[0]} = {val};"
         self.emit(depth, f"if ({a[2]}) {st}" if len(a) > 2 else st)
 
     def op_wi_mma(self, op: Operation, depth: int) -> None:

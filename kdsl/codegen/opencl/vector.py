@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kdsl.codegen.opencl import ctypes as ct
+from kdsl.codegen.opencl import streaming
 from kdsl.codegen.opencl.exprs import _MATH1
 from kdsl.errors import CompilationError
 from kdsl.ir.core import Operation
@@ -46,7 +47,11 @@ def render(r: Renderer, op: Operation, depth: int) -> None:
     a = [r.name(v) for v in op.operands]
     n = op.NAME
     if n == "wi.gvstore":
-        r.emit(depth, f"vstore{_lanes(op.value.type)}({a[1]}, 0, {a[0]});")
+        vt = op.value.type
+        if op.attributes.get("nontemporal", False) and _elem(vt).name != "i1":
+            r.emit(depth, streaming.vector(ct.reg(vt), _lanes(vt), _elem(vt).itemsize, a[1], a[0]))
+        else:
+            r.emit(depth, f"vstore{_lanes(vt)}({a[1]}, 0, {a[0]});")
         return
     if n == "wi.vstore":
         r.emit(depth, f"vstore{_lanes(op.value.type)}({a[0]}, 0, {a[1]} + {a[2]});")

@@ -180,11 +180,17 @@ class GLoadOp(Operation):
 
 
 class GStoreOp(Operation):
-    """``wi.gstore %ptr, %value [, %mask]``: write global memory where mask holds."""
+    """``wi.gstore %ptr, %value [, %mask]``: write global memory where mask holds.
+
+    Optional ``nontemporal``: a hint that the value is not read back soon
+    (Triton's ``evict_first`` / ``.cs``); renderers may use a streaming store
+    that skips the read-for-ownership. It never changes results.
+    """
 
     NAME = "wi.gstore"
     OPERANDS = ("ptr", "value", "mask?")
     RESULTS = ()
+    ATTRS = {"nontemporal?": bool}
 
     def verify_(self) -> None:
         pt = self.ptr.type
@@ -335,12 +341,13 @@ class BlockStoreOp(Operation):
     """``wi.block_store %src, %base, %strides..., %extents... {shape}``: the converse of
     ``wi.block_load``: element ``(r, c)`` of the row-major private array ``src``
     is written to ``base + r * stride + c`` when ``r < extent_0`` and
-    ``c < extent_1``; other elements leave memory untouched."""
+    ``c < extent_1``; other elements leave memory untouched. Optional
+    ``nontemporal``: the streaming-store hint of ``wi.gstore``."""
 
     NAME = "wi.block_store"
     OPERANDS = ("src", "base", "*dims")
     RESULTS = ()
-    ATTRS = {"shape": tuple}
+    ATTRS = {"shape": tuple, "nontemporal?": bool}
 
     def verify_(self) -> None:
         pt = self.base.type

@@ -73,11 +73,14 @@ class GVLoadOp(Operation):
 
 
 class GVStoreOp(Operation):
-    """``wi.gvstore %ptr, %value``: write the lanes of ``value`` to ``ptr .. ptr+N-1``."""
+    """``wi.gvstore %ptr, %value``: write the lanes of ``value`` to ``ptr .. ptr+N-1``.
+
+    Optional ``nontemporal``: the streaming-store hint of ``wi.gstore``."""
 
     NAME = "wi.gvstore"
     OPERANDS = ("ptr", "value")
     RESULTS = ()
+    ATTRS = {"nontemporal?": bool}
 
     def verify_(self) -> None:
         pt = self.ptr.type
