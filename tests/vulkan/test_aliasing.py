@@ -39,8 +39,10 @@ def test_right_even_when_every_pointer_counts_as_written(monkeypatch: pytest.Mon
 
     expected = _run(CASES[name], "interpreter")
     monkeypatch.setattr(VulkanKernel, "__init__", conservative)
+    monkeypatch.setenv("KDSL_ALWAYS_COMPILE", "1")  # not from the disk cache another test filled
     for k in (K.repeat_inc_kernel, K.carried_ptr_kernel, K.ragged_ptr_kernel, K.where_ptr_kernel):
         monkeypatch.setattr(k, "cache", {})  # compile again (through the patched constructor)
+        monkeypatch.setattr(k, "_launchers", {})  # and forget the warm-launch fast path
     np.testing.assert_array_equal(_run(CASES[name], "vulkan"), expected)
     assert built
 
