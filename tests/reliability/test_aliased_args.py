@@ -72,6 +72,13 @@ def _strided_views(x: np.ndarray) -> Any:
     return K.shift_kernel, (1,), [a[0::2], a[1::2], N], {"BLOCK": 512}
 
 
+def _strided_span(x: np.ndarray) -> Any:
+    # src = a[0:2N:2] holds N elements but its memory span reaches a[2N-2]: it overlaps dst = a[N:2N]
+    # although src.nbytes alone would end at a[N]
+    a = x[: 2 * N]
+    return K.shift_kernel, (1,), [a[0::2], a[N:], N], {"BLOCK": 512}
+
+
 CASES: dict[str, Case] = {
     "repeat-same": _repeat_same,
     "carried-unused-alias": _carried_unused_alias,
@@ -82,6 +89,7 @@ CASES: dict[str, Case] = {
     "shift-up": _shift_up,
     "shift-down": _shift_down,
     "strided-views": _strided_views,
+    "strided-span": _strided_span,
 }
 
 
@@ -161,3 +169,14 @@ def test_written_set_is_precise_at_both_ir_levels(kernel: Any, args: list[Any], 
     for threads in (1, 64):
         wi_module = lower_to_wi(module, str(func.attributes["sym_name"]), Layout.from_options(threads, ()))
         assert written_pointer_args(wi_module.body.ops[0]) == written
+
+
+def test_cpu_overlap_spans_follow_strides() -> None:
+    """The cpu backend's overlap check sizes a view by the memory its strides reach, not by nbytes."""
+    from kdsl.runtime.cpu.backend import _byte_span
+
+    a = np.zeros((4, 8), np.float32)
+    assert _byte_span(a) == (0, 128)
+    assert _byte_span(a[:, ::2]) == (0, 3 * 32 + 3 * 8 + 4)  # nbytes is only 64
+    assert _byte_span(a[::-1]) == (-3 * 32, 32)  # reaches below its first element
+    assert _byte_span(a[:0]) == (0, 1)

@@ -235,7 +235,8 @@ def _overlap(params: list[tuple[str, Callable[[Any], Any] | None]], written: lis
     spans = []
     for (_, bind), w, v, lo in zip(params, written, args, addresses):
         if bind is None:
-            spans.append((lo, lo + max(1, int(getattr(v, "nbytes", 1))), w))
+            first, end = _byte_span(v)
+            spans.append((lo + first, lo + end, w))
     spans.sort()
     group_hi, group_written, group_size = -1, False, 0
     for lo, hi, w in spans:
@@ -246,6 +247,27 @@ def _overlap(params: list[tuple[str, Callable[[Any], Any] | None]], written: lis
         else:
             group_hi, group_written, group_size = hi, w, 1
     return False
+
+
+def _byte_span(v: Any) -> tuple[int, int]:
+    """Bytes ``v`` reaches relative to its first element: ``[first, end)``.
+
+    A strided view reaches further than its ``nbytes`` (``a[::2]`` spans twice as
+    much memory) and a negative stride reaches below its first element; both
+    must count, or an overlap with another argument goes unseen. numpy arrays and
+    kdsl device arrays carry byte strides; anything else counts ``nbytes``.
+    """
+    shape, strides = getattr(v, "shape", None), getattr(v, "strides", None)
+    item = getattr(getattr(v, "dtype", None), "itemsize", None)
+    if not isinstance(v, np.ndarray) and type(v).__name__ != "DeviceArray":
+        shape = None
+    if shape is None or not isinstance(strides, tuple) or not isinstance(item, int):
+        return 0, max(1, int(getattr(v, "nbytes", 1)))
+    if any(int(n) == 0 for n in shape):
+        return 0, 1
+    lo = sum((int(n) - 1) * int(s) for n, s in zip(shape, strides) if s < 0)
+    hi = sum((int(n) - 1) * int(s) for n, s in zip(shape, strides) if s > 0)
+    return lo, hi + item
 
 
 def _task(run: Any, argv: int, gx: int, gy: int, gz: int, s: int, e: int) -> Callable[[], None]:
