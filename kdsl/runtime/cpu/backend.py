@@ -39,6 +39,7 @@ from kdsl.runtime.cpu.loader import LoadedObject
 from kdsl.runtime.cpu.pool import default_threads, get_pool, split
 from kdsl.runtime.cpu.target import host
 from kdsl.runtime.device_array import HostDevice
+from kdsl.runtime.hostmem import byte_span
 from kdsl.runtime.limits import CPU_PRIVATE_LIMIT, check_private
 
 _SLOT_FMT = {"i1": "B7x", "i8": "b7x", "i16": "h6x", "i32": "i4x", "i64": "q", "u8": "B7x", "u16": "H6x",
@@ -263,11 +264,8 @@ def _byte_span(v: Any) -> tuple[int, int]:
         shape = None
     if shape is None or not isinstance(strides, tuple) or not isinstance(item, int):
         return 0, max(1, int(getattr(v, "nbytes", 1)))
-    if any(int(n) == 0 for n in shape):
-        return 0, 1
-    lo = sum((int(n) - 1) * int(s) for n, s in zip(shape, strides) if s < 0)
-    hi = sum((int(n) - 1) * int(s) for n, s in zip(shape, strides) if s > 0)
-    return lo, hi + item
+    lo, hi = byte_span(shape, strides, item)
+    return (lo, hi) if hi > lo else (0, 1)
 
 
 def _task(run: Any, argv: int, gx: int, gy: int, gz: int, s: int, e: int) -> Callable[[], None]:

@@ -10,28 +10,20 @@ as the interpreter does.
 
 from __future__ import annotations
 
-import ctypes
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kdsl.errors import LaunchError
+from kdsl.runtime import hostmem
+from kdsl.runtime.hostmem import raw_view
 
 if TYPE_CHECKING:
     from kdsl.runtime.opencl.device import Device
 
 
 def host_view(obj: Any, name: str) -> np.ndarray:
-    """A contiguous view of the memory ``obj`` spans, starting at its first element."""
-    arr: np.ndarray = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
-    if arr.flags.c_contiguous or arr.size == 0:
-        flat: np.ndarray = arr.reshape(-1)
-        return flat
-    if any(s < 0 for s in arr.strides) or any(s % arr.itemsize for s in arr.strides):
-        raise LaunchError("arrays with negative or unaligned strides are not supported by the opencl backend", name)
-    extent = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides)) // arr.itemsize + 1
-    view: np.ndarray = np.lib.stride_tricks.as_strided(arr, shape=(extent,), strides=(arr.itemsize,))
-    return view
+    """A contiguous view of the memory ``obj`` spans (:func:`kdsl.runtime.hostmem.host_view`)."""
+    return hostmem.host_view(obj, name, "opencl")
 
 
 def bind_arrays(
@@ -75,38 +67,3 @@ def bind_arrays(
             back.append((buf, view))
         i = j
     return back, aliased
-
-
-def raw_view(addr: int, nbytes: int) -> np.ndarray:
-    """A byte array over live memory owned by the launch's arguments."""
-    raw: Any = (ctypes.c_uint8 * nbytes).from_address(addr)
-    out: np.ndarray = np.frombuffer(raw, np.uint8)
-    return out
-
-
-def device_extent(a: Any) -> tuple[int, int]:
-    """Byte range [lo, hi) a device array touches inside its buffer."""
-    lo = hi = int(a.offset)
-    if all(n > 0 for n in a.shape):
-        for n, s in zip(a.shape, a.strides):
-            if s < 0:
-                lo += (n - 1) * s
-            else:
-                hi += (n - 1) * s
-        hi += a.dtype.itemsize
-    return lo, hi
-
-
-def device_aliased(pointers: list[tuple[Any, bool]]) -> bool:
-    """Whether a written device array overlaps another pointer argument (same buffer)."""
-    for i, (a, written) in enumerate(pointers):
-        if not written:
-            continue
-        alo, ahi = device_extent(a)
-        for j, (b, _) in enumerate(pointers):
-            if j == i or b.buffer is not a.buffer:
-                continue
-            blo, bhi = device_extent(b)
-            if alo < bhi and blo < ahi:
-                return True
-    return False

@@ -31,9 +31,10 @@ from kdsl.errors import DeviceAssertionError, LaunchError
 from kdsl.ir.core import Location
 from kdsl.ir.types import ScalarType, parse_type
 from kdsl.runtime.device_array import DeviceArray
+from kdsl.runtime.hostmem import device_aliased
 from kdsl.runtime.opencl.device import Device
 from kdsl.runtime.opencl.fastlaunch import make_fast_launch
-from kdsl.runtime.opencl.hostargs import bind_arrays, device_aliased, host_view
+from kdsl.runtime.opencl.hostargs import bind_arrays, host_view
 from kdsl.runtime.opencl.stdout import capture_stdout
 
 

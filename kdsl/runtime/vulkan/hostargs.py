@@ -19,29 +19,20 @@ grows an internal heap block on its reads, see docs/RELIABILITY.md).
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from kdsl.errors import LaunchError
+from kdsl.runtime import hostmem
+from kdsl.runtime.hostmem import raw_view
 
 ALIGN = 256  # the allocator's alignment: a group keeps its host address modulo this
 
 
-def host_view(arr: Any, name: str) -> np.ndarray:
-    """A contiguous 1-D view of the memory ``arr`` spans, from its first element."""
-    if not isinstance(arr, np.ndarray):
-        arr = np.asarray(arr)
-    if arr.flags.c_contiguous or arr.size == 0:
-        flat: np.ndarray = arr.reshape(-1)
-        return flat
-    if any(s < 0 for s in arr.strides) or any(s % arr.itemsize for s in arr.strides):
-        raise LaunchError("arrays with negative or unaligned strides are not supported by the vulkan backend", name)
-    extent = sum((n - 1) * s for n, s in zip(arr.shape, arr.strides)) // arr.itemsize + 1
-    view: np.ndarray = np.lib.stride_tricks.as_strided(arr, shape=(extent,), strides=(arr.itemsize,))
-    return view
+def host_view(obj: Any, name: str) -> np.ndarray:
+    """A contiguous view of the memory ``obj`` spans (:func:`kdsl.runtime.hostmem.host_view`)."""
+    return hostmem.host_view(obj, name, "vulkan")
 
 
 @dataclass
@@ -129,37 +120,3 @@ def _pad(lo: int, members: list[tuple[int, int]]) -> int:
         if all((pad + off) % size == 0 for off, size in members):
             return pad
     return host
-
-
-def raw_view(addr: int, nbytes: int) -> np.ndarray:
-    """A writable byte array over live memory owned by the launch's arguments."""
-    raw: Any = (ctypes.c_uint8 * nbytes).from_address(addr)
-    out: np.ndarray = np.frombuffer(raw, np.uint8)
-    return out
-
-
-def device_extent(a: Any) -> tuple[int, int]:
-    """Byte range [lo, hi) a device array touches inside its buffer."""
-    lo = hi = int(a.offset)
-    if all(n > 0 for n in a.shape):
-        for n, s in zip(a.shape, a.strides):
-            if s < 0:
-                lo += (n - 1) * s
-            else:
-                hi += (n - 1) * s
-        hi += a.dtype.itemsize
-    return lo, hi
-
-
-def device_aliased(pointers: list[tuple[Any, bool]]) -> bool:
-    """Whether a written device array overlaps another pointer argument in the same buffer."""
-    for i, (a, written) in enumerate(pointers):
-        if not written:
-            continue
-        alo, ahi = device_extent(a)
-        for j, (b, _) in enumerate(pointers):
-            if j != i and b.buffer is a.buffer:
-                blo, bhi = device_extent(b)
-                if alo < bhi and blo < ahi:
-                    return True
-    return False

@@ -30,10 +30,11 @@ from kdsl.errors import DeviceAssertionError, KernelRuntimeError, LaunchError
 from kdsl.ir.core import Location
 from kdsl.ir.types import PointerType, ScalarType
 from kdsl.runtime.device_array import DeviceArray
+from kdsl.runtime.hostmem import device_aliased
 from kdsl.runtime.vulkan import inflight
 from kdsl.runtime.vulkan.arrays import VulkanBuffer
 from kdsl.runtime.vulkan.commands import KernelTimeout
-from kdsl.runtime.vulkan.hostargs import HostArg, device_aliased, group_host_args, host_view
+from kdsl.runtime.vulkan.hostargs import HostArg, group_host_args, host_view
 from kdsl.runtime.vulkan.memory import Allocation
 from kdsl.runtime.vulkan.pipeline import Pipeline
 from kdsl.runtime.vulkan.runtime import Runtime, get_runtime
