@@ -73,8 +73,9 @@ class ReduceSemantic(MemorySemantic):
 
         return body
 
-    def reduce_with(self, inputs: list[tensor], axis: Any, body: Combiner, keep_dims: bool,
-                    what: str = "reduce") -> list[tensor]:
+    def reduce_with(
+        self, inputs: list[tensor], axis: Any, body: Combiner, keep_dims: bool, what: str = "reduce"
+    ) -> list[tensor]:
         """Emit ``tile.reduce`` over ``axis`` (None: all elements)."""
         full_rank = len(inputs[0].shape)
         if unwrap(axis) is None:
@@ -84,7 +85,7 @@ class ReduceSemantic(MemorySemantic):
         else:
             ax = self.norm_axis(axis, full_rank, f"{what} axis")
         shape = inputs[0].shape
-        out_shape = shape[:ax] + shape[ax + 1:]
+        out_shape = shape[:ax] + shape[ax + 1 :]
         elems = [_scalar(t) for t in inputs]
         region = self._combine_region(elems, body, what)
         rtypes: list[Type] = [t.type.with_shape(out_shape) for t in inputs]
@@ -99,13 +100,15 @@ class ReduceSemantic(MemorySemantic):
                 results = [self.expand_dims(r, ax) for r in results]
         return results
 
-    def scan_with(self, inputs: list[tensor], axis: Any, body: Combiner, reverse: bool,
-                  what: str = "scan") -> list[tensor]:
+    def scan_with(
+        self, inputs: list[tensor], axis: Any, body: Combiner, reverse: bool, what: str = "scan"
+    ) -> list[tensor]:
         """Emit an inclusive ``tile.scan`` along ``axis``."""
         ax = self.norm_axis(axis, len(inputs[0].shape), f"{what} axis")
         region = self._combine_region([_scalar(t) for t in inputs], body, what)
-        op = self.emit(tile.ScanOp, [t.handle for t in inputs], [t.type for t in inputs], axis=ax,
-                       reverse=bool(reverse))
+        op = self.emit(
+            tile.ScanOp, [t.handle for t in inputs], [t.type for t in inputs], axis=ax, reverse=bool(reverse)
+        )
         op.regions.append(region)
         region.parent = op
         return [self.wrap(r) for r in op.results]
@@ -137,8 +140,9 @@ class ReduceSemantic(MemorySemantic):
             raise self.error(f"kl.xor_sum is only supported for integers, got {t.dtype}")
         return self.reduce_with([t], axis, lambda a: [self.xor(a[0], a[1])], keep_dims, "kl.xor_sum")[0]
 
-    def reduce_minmax(self, x: Any, kind: str, axis: Any = None, return_indices: bool = False,
-                      keep_dims: bool = False) -> Any:
+    def reduce_minmax(
+        self, x: Any, kind: str, axis: Any = None, return_indices: bool = False, keep_dims: bool = False
+    ) -> Any:
         """``kl.max``/``kl.min``: values narrower than 32 bits are widened
         (floats to f32, ints to i32) like Triton; NaNs are ignored (fmax)."""
         (t,) = self._inputs(x, f"kl.{kind}")
@@ -149,11 +153,13 @@ class ReduceSemantic(MemorySemantic):
         e = _scalar(t)
         if e.bitwidth < 32:
             t = self.cast(t, f32 if e.is_float else i32)
-        return self.reduce_with([t], axis, lambda a: [self.minmax(kind, a[0], a[1], PropagateNan.NONE)],
-                                keep_dims, f"kl.{kind}")[0]
+        return self.reduce_with(
+            [t], axis, lambda a: [self.minmax(kind, a[0], a[1], PropagateNan.NONE)], keep_dims, f"kl.{kind}"
+        )[0]
 
     def reduce_arg(self, x: Any, kind: str, axis: Any, keep_dims: bool = False) -> tensor:
-        """``kl.argmax``/``kl.argmin``: index (i32) of the first extreme element."""
+        """``kl.argmax``/``kl.argmin``: index (i32) of the first extreme element;
+        a NaN counts as the extreme, so a row holding NaN gives its first NaN."""
         (t,) = self._inputs(x, f"kl.arg{kind}")
         if t.dtype == bf16:
             t = self.cast(t, f32)
@@ -171,12 +177,29 @@ class ReduceSemantic(MemorySemantic):
         view[ax] = shape[ax]
         idx = self.broadcast_to(self.reshape(idx, tuple(view)), shape)
         better = "gt" if kind == "max" else "lt"
+        is_float = _scalar(t).is_float
 
         def body(a: list[tensor]) -> list[tensor]:
+            # A strict total order on (value, index) pairs, so the combine is
+            # associative and commutative and every reduction order (the
+            # interpreter's tree, a device's per-work-item loops and
+            # cross-lane steps) picks the same element. Triton's combine
+            # (``v1 > v2 or v1 == v2 and i1 < i2``) is not: with a NaN both
+            # comparisons are false and the right operand wins, whatever it is.
+            # kdsl's definition (numpy's and torch's): NaN ranks above every
+            # number for argmax and below every number for argmin, so both
+            # return the index of the first NaN; equal values (also -0.0 and
+            # +0.0, or two NaNs) go to the lower index.
             v1, i1_, v2, i2_ = a[0], a[1], a[2], a[3]
-            strict = self.compare(better, v1, v2)
-            tie = self.logical_and(self.compare("eq", v1, v2), self.compare("lt", i1_, i2_))
-            take1 = self.logical_or(strict, tie)
+            left = self.compare("lt", i1_, i2_)
+            tie = self.logical_and(self.compare("eq", v1, v2), left)
+            take1 = self.logical_or(self.compare(better, v1, v2), tie)  # Triton's combine
+            if is_float:
+                # Triton's combine is false whenever v1 or v2 is NaN; add "v1 is NaN and v2 is
+                # not, or both are and v1 comes first": NaN outranks every number.
+                nan1 = self.compare("ne", v1, v1)  # unordered: true only for NaN
+                num2_or_left = self.logical_or(self.compare("eq", v2, v2), left)
+                take1 = self.logical_or(take1, self.logical_and(nan1, num2_or_left))
             return [self.where(take1, v1, v2), self.where(take1, i1_, i2_)]
 
         vals, inds = self.reduce_with([t, idx], ax, body, keep_dims and unwrap(axis) is not None, f"kl.arg{kind}")
@@ -200,8 +223,16 @@ class ReduceSemantic(MemorySemantic):
         return self.scan_with([t], axis, body, reverse, f"kl.cum{kind}")[0]
 
     # --- dot ----------------------------------------------------------------------
-    def dot(self, a: Any, b: Any, acc: Any = None, input_precision: Any = None, allow_tf32: Any = None,
-            max_num_imprecise_acc: Any = None, out_dtype: Any = f32) -> tensor:
+    def dot(
+        self,
+        a: Any,
+        b: Any,
+        acc: Any = None,
+        input_precision: Any = None,
+        allow_tf32: Any = None,
+        max_num_imprecise_acc: Any = None,
+        out_dtype: Any = f32,
+    ) -> tensor:
         """Matrix product (2-D or batched 3-D) accumulated in f32 (f64 for f64,
         i32 for int8; f16 inputs may accumulate in f16 with ``out_dtype``)."""
         x, y = self.to_tensor(a), self.to_tensor(b)
@@ -215,8 +246,10 @@ class ReduceSemantic(MemorySemantic):
         if not (rx == ry == 2 or rx == ry == 3):
             raise self.error(f"kl.dot: both inputs must be 2-D or both 3-D, got shapes {x.shape} and {y.shape}")
         if x.shape[-1] != y.shape[-2]:
-            raise self.error(f"kl.dot: incompatible shapes {x.shape} and {y.shape} (inner dimensions "
-                             f"{x.shape[-1]} and {y.shape[-2]} differ)")
+            raise self.error(
+                f"kl.dot: incompatible shapes {x.shape} and {y.shape} (inner dimensions "
+                f"{x.shape[-1]} and {y.shape[-2]} differ)"
+            )
         if rx == 3 and x.shape[0] != y.shape[0]:
             raise self.error(f"kl.dot: batch dimensions differ: {x.shape[0]} and {y.shape[0]}")
         ret = self._dot_result_type(_scalar(x), self.const_dtype(out_dtype, "out_dtype"))

@@ -18,82 +18,124 @@ _u = unwrap_constexpr
 
 
 @builtin
-def sum(input: Any, axis: Any = None, keep_dims: Any = False, dtype: Any = None,
-        _semantic: Semantic = NO_SEMANTIC) -> tensor:
+def sum(
+    input: Any, axis: Any = None, keep_dims: Any = False, dtype: Any = None, _semantic: Semantic = NO_SEMANTIC
+) -> tensor:
     """Sum along ``axis`` (all elements if None), accumulating in ``dtype`` if given."""
     return _semantic.reduce_sum(input, _u(axis), bool(_u(keep_dims)), _u(dtype))
 
 
 @builtin
-def max(input: Any, axis: Any = None, return_indices: Any = False,
-        return_indices_tie_break_left: Any = True, keep_dims: Any = False,
-        _semantic: Semantic = NO_SEMANTIC) -> Any:
-    """Maximum along ``axis``; with ``return_indices`` also the (first) index of it."""
+def max(
+    input: Any,
+    axis: Any = None,
+    return_indices: Any = False,
+    return_indices_tie_break_left: Any = True,
+    keep_dims: Any = False,
+    _semantic: Semantic = NO_SEMANTIC,
+) -> Any:
+    """Maximum along ``axis``; with ``return_indices`` also the (first) index of it.
+
+    Without indices NaNs are ignored (``fmax``: NaN only if every element is
+    NaN), as Triton's ``PropagateNan.NONE``; with ``return_indices`` the pair is
+    ``argmax``'s, so a NaN wins (value NaN, index of the first NaN).
+    """
     return _semantic.reduce_minmax(input, "max", _u(axis), bool(_u(return_indices)), bool(_u(keep_dims)))
 
 
 @builtin
-def min(input: Any, axis: Any = None, return_indices: Any = False,
-        return_indices_tie_break_left: Any = True, keep_dims: Any = False,
-        _semantic: Semantic = NO_SEMANTIC) -> Any:
-    """Minimum along ``axis``; with ``return_indices`` also the (first) index of it."""
+def min(
+    input: Any,
+    axis: Any = None,
+    return_indices: Any = False,
+    return_indices_tie_break_left: Any = True,
+    keep_dims: Any = False,
+    _semantic: Semantic = NO_SEMANTIC,
+) -> Any:
+    """Minimum along ``axis``; with ``return_indices`` also the (first) index of it.
+
+    NaN handling as :func:`max` (ignored without indices; with indices the
+    first NaN wins, as in ``argmin``).
+    """
     return _semantic.reduce_minmax(input, "min", _u(axis), bool(_u(return_indices)), bool(_u(keep_dims)))
 
 
 @builtin
-def argmax(input: Any, axis: Any, tie_break_left: Any = True, keep_dims: Any = False,
-           _semantic: Semantic = NO_SEMANTIC) -> tensor:
-    """Index (int32) of the maximum along ``axis``; ties give the lowest index."""
+def argmax(
+    input: Any, axis: Any, tie_break_left: Any = True, keep_dims: Any = False, _semantic: Semantic = NO_SEMANTIC
+) -> tensor:
+    """Index (int32) of the maximum along ``axis``; ties give the lowest index.
+
+    kdsl's definition, identical on every backend and for any reduction order:
+    a NaN counts as larger than every number, so a slice holding NaN gives the
+    index of its *first* NaN (numpy's and torch's ``argmax``); equal values,
+    ``-0.0``/``+0.0`` and several NaNs go to the lowest index. ``tie_break_left=False``
+    (Triton: any index among ties, for speed) is accepted and also gives the
+    lowest. Triton's own combine leaves NaN order-dependent.
+    """
     return _semantic.reduce_arg(input, "max", _u(axis), bool(_u(keep_dims)))
 
 
 @builtin
-def argmin(input: Any, axis: Any, tie_break_left: Any = True, keep_dims: Any = False,
-           _semantic: Semantic = NO_SEMANTIC) -> tensor:
-    """Index (int32) of the minimum along ``axis``; ties give the lowest index."""
+def argmin(
+    input: Any, axis: Any, tie_break_left: Any = True, keep_dims: Any = False, _semantic: Semantic = NO_SEMANTIC
+) -> tensor:
+    """Index (int32) of the minimum along ``axis``; ties give the lowest index.
+
+    As :func:`argmax` with NaN counting as *smaller* than every number: a
+    slice holding NaN gives the index of its first NaN (numpy's and torch's
+    ``argmin``).
+    """
     return _semantic.reduce_arg(input, "min", _u(axis), bool(_u(keep_dims)))
 
 
 @builtin
-def xor_sum(input: Any, axis: Any = None, keep_dims: Any = False,
-            _semantic: Semantic = NO_SEMANTIC) -> tensor:
+def xor_sum(input: Any, axis: Any = None, keep_dims: Any = False, _semantic: Semantic = NO_SEMANTIC) -> tensor:
     """Bitwise xor of the integer elements along ``axis``."""
     return _semantic.reduce_xor(input, _u(axis), bool(_u(keep_dims)))
 
 
 @builtin
-def reduce(input: Any, axis: Any, combine_fn: Any, keep_dims: Any = False,
-           _semantic: Semantic = NO_SEMANTIC) -> Any:
+def reduce(input: Any, axis: Any, combine_fn: Any, keep_dims: Any = False, _semantic: Semantic = NO_SEMANTIC) -> Any:
     """Reduce ``input`` (a tensor or tuple of same-shaped tensors) along ``axis`` with
     the ``@kdsl.kernel`` function ``combine_fn(acc..., new...) -> acc...``."""
     return _semantic.reduce(input, _u(axis), _u(combine_fn), bool(_u(keep_dims)))
 
 
 @builtin
-def cumsum(input: Any, axis: Any = 0, reverse: Any = False, dtype: Any = None,
-           _semantic: Semantic = NO_SEMANTIC) -> tensor:
+def cumsum(
+    input: Any, axis: Any = 0, reverse: Any = False, dtype: Any = None, _semantic: Semantic = NO_SEMANTIC
+) -> tensor:
     """Inclusive prefix sum along ``axis``."""
     return _semantic.scan_builtin(input, "sum", _u(axis), bool(_u(reverse)), _u(dtype))
 
 
 @builtin
-def cumprod(input: Any, axis: Any = 0, reverse: Any = False,
-            _semantic: Semantic = NO_SEMANTIC) -> tensor:
+def cumprod(input: Any, axis: Any = 0, reverse: Any = False, _semantic: Semantic = NO_SEMANTIC) -> tensor:
     """Inclusive prefix product along ``axis``."""
     return _semantic.scan_builtin(input, "prod", _u(axis), bool(_u(reverse)))
 
 
 @builtin
-def associative_scan(input: Any, axis: Any, combine_fn: Any, reverse: Any = False,
-                     _semantic: Semantic = NO_SEMANTIC) -> Any:
+def associative_scan(
+    input: Any, axis: Any, combine_fn: Any, reverse: Any = False, _semantic: Semantic = NO_SEMANTIC
+) -> Any:
     """Inclusive scan of ``input`` (tensor or tuple) along ``axis`` with the
     associative ``@kdsl.kernel`` function ``combine_fn``."""
     return _semantic.associative_scan(input, _u(axis), _u(combine_fn), bool(_u(reverse)))
 
 
 @builtin
-def dot(input: Any, other: Any, acc: Any = None, input_precision: Any = None, allow_tf32: Any = None,
-        max_num_imprecise_acc: Any = None, out_dtype: Any = None, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+def dot(
+    input: Any,
+    other: Any,
+    acc: Any = None,
+    input_precision: Any = None,
+    allow_tf32: Any = None,
+    max_num_imprecise_acc: Any = None,
+    out_dtype: Any = None,
+    _semantic: Semantic = NO_SEMANTIC,
+) -> tensor:
     """Matrix product of 2-D (M,K)x(K,N) or batched 3-D tiles, plus ``acc``.
 
     Inputs share a dtype: f16/bf16/f32 accumulate in f32 (f16 may use

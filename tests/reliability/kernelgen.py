@@ -384,11 +384,9 @@ class _Gen:
         dst, dt = ("red_f", "kl.float64") if kind == "f" else ("red_i", "kl.int64")
         if op == "sum" and v.kind == "f":
             self.inexact_ops += 4
+        # NaN reaches argmax/argmin unchanged: kdsl defines the answer (the first NaN, as numpy) and
+        # its combine is a total order, so every backend's reduction tree must agree on it
         src = v.name
-        if op.startswith("arg") and v.kind == "f":
-            # argmax's combine is not associative over NaN (as in Triton): the answer depends on
-            # the reduction tree, so NaNs are replaced first (see docs/RELIABILITY.md).
-            src = f"kl.where({v.name} == {v.name}, {v.name}, 0.0)"
         self.emit(f"kl.store({dst} + pid * {NRED} + {slot}, kl.{op}({src}, axis=0).to({dt}))")
         if kind == "f":
             # the summation error is bounded by the sum of the terms' magnitudes, not by the result
