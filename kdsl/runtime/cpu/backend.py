@@ -70,7 +70,9 @@ def compile_stages(module: ModuleOp, entry: str, options: LaunchOptions, noalias
     # private arrays live on the worker thread's stack: an oversized tile would segfault
     check_private(wmod, layout.num_threads, CPU_PRIVATE_LIMIT, "cpu")
     rendered = render_llvm(wmod, vector_bytes=host().vector_bytes)
-    obj, hit = compiler.compile_object(rendered.ir)
+    func = module.lookup(entry)
+    loc = func.loc if func is not None else None
+    obj, hit = compiler.compile_object(rendered.ir, kernel=rendered.kernel_name, loc=loc)
     return CompiledStages(wmod, rendered, obj, hit)
 
 
@@ -143,7 +145,11 @@ class CPUKernel:
         key = compiler.cache_key(r.ir, host())
         loaded = _LOADED.get(key)
         if loaded is None:
-            loaded = _LOADED[key] = LoadedObject(stages.object_code)
+            try:
+                loaded = LoadedObject(stages.object_code)
+            except RuntimeError as exc:  # the JIT linker rejected the object: nothing was cached
+                raise compiler.LLVMBuildError(r.kernel_name, "load the object code of", str(exc).strip()) from None
+            _LOADED[key] = loaded
         self.loaded = loaded
         self.run = loaded.run
         self.kernel_name = r.kernel_name
@@ -230,8 +236,12 @@ def _param(t: Type, name: str, params: list[tuple[str, Callable[[Any], Any] | No
     return _SLOT_FMT[t.name]
 
 
-def _overlap(params: list[tuple[str, Callable[[Any], Any] | None]], written: list[bool], args: Sequence[Any],
-             addresses: list[Any]) -> bool:
+def _overlap(
+    params: list[tuple[str, Callable[[Any], Any] | None]],
+    written: list[bool],
+    args: Sequence[Any],
+    addresses: list[Any],
+) -> bool:
     """True when memory written through one pointer parameter is reachable through another."""
     spans = []
     for (_, bind), w, v, lo in zip(params, written, args, addresses):
@@ -319,11 +329,13 @@ class CPUBackend:
         and the vector width are what :func:`cpu_layout` lets a launch change.
         """
         d = cpu_layout(LaunchOptions())
-        return [{
-            "lower.vector_width": knob_choices(d.vector_width, (4, 8, 16)),
-            "lower.dot_block_m": knob_choices(d.dot_block_m, (2, 4, 8)),
-            "lower.dot_block_n": knob_choices(d.dot_block_n, (16, 32, 64)),
-        }]
+        return [
+            {
+                "lower.vector_width": knob_choices(d.vector_width, (4, 8, 16)),
+                "lower.dot_block_m": knob_choices(d.dot_block_m, (2, 4, 8)),
+                "lower.dot_block_n": knob_choices(d.dot_block_n, (16, 32, 64)),
+            }
+        ]
 
     def compile(self, module: ModuleOp, entry: str, options: LaunchOptions) -> CPUKernel:
         threads = _threads(options)

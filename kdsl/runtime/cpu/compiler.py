@@ -11,6 +11,12 @@ triple, CPU name, feature string), so another CPU or LLVM never reuses an
 entry. Writes go to a temporary file renamed into place (atomic); an entry
 whose checksum does not match is rebuilt, never loaded. ``KDSL_ALWAYS_COMPILE=1``
 bypasses the cache.
+
+Build failures: LLVM rejecting or failing on the IR kdsl generated is a kdsl
+(or LLVM) bug, never the user's; it raises :class:`LLVMBuildError` carrying
+LLVM's own diagnostic (the "driver log") and the offending IR line, stores
+nothing in the cache, and leaves the backend as it was: the next compilation
+starts from scratch (llvmlite keeps no state between modules).
 """
 
 from __future__ import annotations
@@ -18,14 +24,40 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
 import llvmlite.binding as llvm
 
+from kdsl.errors import CompilationError
+from kdsl.ir.core import Location
 from kdsl.runtime.cpu.target import Host, host
 
 CACHE_VERSION = "1"
+
+
+class LLVMBuildError(CompilationError):
+    """LLVM could not build a kernel kdsl generated; ``log`` is LLVM's diagnostic."""
+
+    def __init__(self, kernel: str, stage: str, log: str, loc: Location | None = None) -> None:
+        self.kernel = kernel
+        self.stage = stage
+        self.log = log
+        super().__init__(
+            f"cpu: LLVM failed to {stage} kernel '{kernel}' (a kdsl bug: please report it "
+            f"with this message); LLVM says:\n{log}",
+            loc,
+        )
+
+
+def _with_ir_line(log: str, ir_text: str) -> str:
+    """LLVM's message plus the IR line it points at (``<string>:LINE:COL: error: ...``)."""
+    m = re.search(r"<string>:(\d+):(\d+)", log)
+    lines = ir_text.splitlines()
+    if m is None or not 1 <= int(m.group(1)) <= len(lines):
+        return log.strip()
+    return f"{log.strip()}\n  IR line {m.group(1)}: {lines[int(m.group(1)) - 1].strip()}"
 
 
 def cache_root() -> Path:
@@ -105,8 +137,11 @@ def optimise(ir_text: str, h: Host) -> llvm.ModuleRef:
     return mod
 
 
-def compile_object(ir_text: str, use_cache: bool = True) -> tuple[bytes, bool]:
-    """(object code, whether it came from the disk cache)."""
+def compile_object(
+    ir_text: str, use_cache: bool = True, kernel: str = "?", loc: Location | None = None
+) -> tuple[bytes, bool]:
+    """(object code, whether it came from the disk cache); :class:`LLVMBuildError` if LLVM fails
+    (``kernel``/``loc`` name the kernel in that error)."""
     h = host()
     use_cache = use_cache and os.environ.get("KDSL_ALWAYS_COMPILE", "") not in ("1", "true", "yes")
     entry = cache_root() / cache_key(ir_text, h)
@@ -114,7 +149,14 @@ def compile_object(ir_text: str, use_cache: bool = True) -> tuple[bytes, bool]:
         obj = _load_cached(entry)
         if obj is not None:
             return obj, True
-    obj = h.tm.emit_object(optimise(ir_text, h))
+    try:
+        mod = optimise(ir_text, h)
+    except RuntimeError as exc:  # llvmlite's parse/verify/pass failures carry LLVM's text
+        raise LLVMBuildError(kernel, "parse and optimise", _with_ir_line(str(exc), ir_text), loc) from None
+    try:
+        obj = h.tm.emit_object(mod)
+    except RuntimeError as exc:
+        raise LLVMBuildError(kernel, "generate machine code for", str(exc).strip(), loc) from None
     if use_cache:
         _store(entry, ir_text, obj, h)
     return obj, False

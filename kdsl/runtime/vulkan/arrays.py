@@ -12,6 +12,11 @@ memory; device arrays instead keep their one allocation for their lifetime.
 ``write``/``read`` are then a ``memcpy`` into/out of the mapping (a staging
 copy on devices without host-visible memory).
 
+After a lost device (:class:`~kdsl.runtime.vulkan.commands.DeviceLost`) the
+arrays allocated on it keep their Python objects but not their memory: reading
+or writing one raises ``DeviceLost`` and passing one to a kernel raises a
+``LaunchError`` naming the parameter, instead of touching freed memory.
+
 Launches whose pointer arguments are all device arrays are asynchronous
 (:mod:`kdsl.runtime.vulkan.inflight`): ``synchronize``, ``read`` and
 ``write`` first wait for every launch in flight (and raise the first kernel
@@ -24,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from kdsl.runtime.vulkan.commands import DeviceLost
 from kdsl.runtime.vulkan.memory import Allocation
 from kdsl.runtime.vulkan.runtime import Runtime, get_runtime
 
@@ -48,6 +54,11 @@ class VulkanBuffer:
             raise ValueError(f"range [{offset}, {offset + nbytes}) outside a {self.nbytes}-byte vulkan buffer")
         return Allocation(self.alloc.block, self.alloc.offset + offset, nbytes)
 
+    @property
+    def gone(self) -> bool:
+        """The device this buffer was allocated on was lost (or destroyed): its memory is gone."""
+        return self.rt.device.lost or not self.rt.device.alive
+
     def __del__(self) -> None:
         # no lock here: the collector may run inside a launch that holds it;
         # the runtime frees deferred allocations at its next allocation/launch
@@ -63,11 +74,22 @@ class VulkanDevice:
         self.rt = rt
         info, t = rt.device.info, rt.device.target
         self.name = info.name
-        feats = ",".join(f"{k}={int(bool(getattr(t, k)))}" for k in (
-            "shader_float64", "shader_float16", "shader_int8", "shader_int16", "shader_int64",
-            "int64_atomics", "float32_atomic_add"))
-        self.key = (f"vulkan|{info.name}|{info.vendor_id:04x}:{info.device_id:04x}|driver={info.driver_version}"
-                    f"|api={info.api_version[0]}.{info.api_version[1]}|{feats}")
+        feats = ",".join(
+            f"{k}={int(bool(getattr(t, k)))}"
+            for k in (
+                "shader_float64",
+                "shader_float16",
+                "shader_int8",
+                "shader_int16",
+                "shader_int64",
+                "int64_atomics",
+                "float32_atomic_add",
+            )
+        )
+        self.key = (
+            f"vulkan|{info.name}|{info.vendor_id:04x}:{info.device_id:04x}|driver={info.driver_version}"
+            f"|api={info.api_version[0]}.{info.api_version[1]}|{feats}"
+        )
 
     def allocate(self, nbytes: int) -> VulkanBuffer:
         n = max(int(nbytes), 1)
@@ -77,6 +99,7 @@ class VulkanDevice:
         return VulkanBuffer(self.rt, alloc, n)
 
     def write(self, buffer: VulkanBuffer, src: np.ndarray[Any, Any], offset: int = 0) -> None:
+        _check_alive(buffer)
         raw = np.ascontiguousarray(src).reshape(-1).view(np.uint8)
         if not raw.nbytes:
             return
@@ -85,6 +108,7 @@ class VulkanDevice:
             self.rt.upload([(buffer.view(offset, raw.nbytes), raw)])
 
     def read(self, buffer: VulkanBuffer, dst: np.ndarray[Any, Any], offset: int = 0) -> None:
+        _check_alive(buffer)
         if not dst.nbytes:
             return
         with self.rt.device.lock:
@@ -93,8 +117,18 @@ class VulkanDevice:
 
     def synchronize(self) -> None:
         """Wait for the asynchronous launches; raises the first failure among them."""
+        if self.rt.device.lost or not self.rt.device.alive:
+            return  # nothing can finish there any more; the loss was raised when it was found
         with self.rt.device.lock:
             self.rt.inflight.drain()
+
+
+def _check_alive(buffer: VulkanBuffer) -> None:
+    if buffer.gone:
+        raise DeviceLost(
+            "vulkan: this device array was allocated on a Vulkan device that has since been "
+            "lost; its memory and contents are gone (allocate it again)"
+        )
 
 
 _DEVICES: dict[int, VulkanDevice] = {}  # cache: one per live runtime

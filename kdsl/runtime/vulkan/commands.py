@@ -11,8 +11,14 @@ Waits are bounded: a submission that has not finished after
 buffer and fence are *retired* (kept alive, not reused: re-recording a pending
 command buffer is undefined behaviour and crashed lavapipe) and a fresh pair
 is created; retired pairs are destroyed once their fence signals.
-``VK_ERROR_DEVICE_LOST`` raises :class:`DeviceLost`; the runtime then drops the
-device and the next launch creates a new one.
+``VK_ERROR_DEVICE_LOST`` (at submission or while waiting) raises
+:class:`DeviceLost` naming the kernel and marks the device lost; the next
+launch (or allocation) destroys it and creates a new device with new queues,
+pools, allocator and pipelines, and each kernel re-creates its pipeline there.
+Device arrays allocated on the lost device raise :class:`DeviceLost` when used
+(their memory is gone) instead of touching freed memory. Vulkan drivers give
+no log for a lost device (``VK_EXT_device_fault`` is not offered by lavapipe),
+so the error carries the driver's result code.
 """
 
 from __future__ import annotations
@@ -36,7 +42,17 @@ class KernelTimeout(KernelRuntimeError):
 
 
 class DeviceLost(KernelRuntimeError):
-    """The driver reported ``VK_ERROR_DEVICE_LOST``."""
+    """The driver reported ``VK_ERROR_DEVICE_LOST``, or memory of a lost device was used."""
+
+
+def device_lost(device: Device, when: str, exc: BaseException) -> DeviceLost:
+    """Mark ``device`` lost; the error to raise (``when``: "while running kernel 'k'", ...)."""
+    device.lost = True
+    return DeviceLost(
+        f"vulkan: the device was lost {when} (driver result: {type(exc).__name__}); the "
+        "results of that launch are lost, kdsl creates a new device at the next launch, and "
+        "device arrays allocated before the loss can no longer be used (allocate them again)"
+    )
 
 
 def timeout_seconds() -> float:
@@ -53,12 +69,14 @@ class Submitter:
     def __init__(self, device: Device) -> None:
         self.device = device
         dev = device.device
-        pci = vk.VkCommandPoolCreateInfo(queueFamilyIndex=device.family,
-                                         flags=vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT)
+        pci = vk.VkCommandPoolCreateInfo(
+            queueFamilyIndex=device.family, flags=vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT
+        )
         pci.queueFamilyIndex = device.family
         self.pool = vk.vkCreateCommandPool(dev, pci, None)
-        ai = vk.VkCommandBufferAllocateInfo(commandPool=self.pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                            commandBufferCount=1)
+        ai = vk.VkCommandBufferAllocateInfo(
+            commandPool=self.pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1
+        )
         ai.level = vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY
         self.alloc_info = ai
         self.retired: list[tuple[Any, Any]] = []  # (command buffer, fence) of timed-out submissions
@@ -110,9 +128,7 @@ class Submitter:
                 "also runs the LLVM compilation of the shader."
             ) from None
         except vk.VkErrorDeviceLost as exc:
-            self.device.lost = True
-            raise DeviceLost(f"vulkan: device lost while waiting for {what} ({exc!r}); kdsl will create a "
-                             "new device at the next launch") from None
+            raise device_lost(self.device, f"while running {what}", exc) from None
 
     def run(self, record: Callable[[Any], None], timing: bool = False, what: str = "a command buffer") -> float | None:
         """Record with ``record(cmd)``, submit, wait; returns the elapsed ns when ``timing``."""
@@ -131,15 +147,14 @@ class Submitter:
         try:
             vk.vkQueueSubmit(self.device.queue, 1, [self.submit_info], self.fence)
         except vk.VkErrorDeviceLost as exc:
-            self.device.lost = True
-            raise DeviceLost(f"vulkan: device lost at submission ({exc!r}); kdsl will create a new device "
-                             "at the next launch") from None
+            raise device_lost(self.device, f"at the submission of {what}", exc) from None
         self._wait(what)
         vk.vkResetFences(dev, 1, self.fences)
         if not timing:
             return None
-        vk.lib.vkGetQueryPoolResults(dev, self.queries, 0, 2, 16, self.stamps, 8,
-                                     vk.VK_QUERY_RESULT_64_BIT | vk.VK_QUERY_RESULT_WAIT_BIT)
+        vk.lib.vkGetQueryPoolResults(
+            dev, self.queries, 0, 2, 16, self.stamps, 8, vk.VK_QUERY_RESULT_64_BIT | vk.VK_QUERY_RESULT_WAIT_BIT
+        )
         return float(self.stamps[1] - self.stamps[0]) * self.device.info.timestamp_period
 
     def release(self) -> None:

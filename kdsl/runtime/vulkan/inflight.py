@@ -46,7 +46,7 @@ import vulkan as vk
 
 from kdsl.codegen.spirv import abi
 from kdsl.errors import KernelRuntimeError
-from kdsl.runtime.vulkan.commands import ENV_TIMEOUT, DeviceLost, KernelTimeout, Submitter, timeout_seconds
+from kdsl.runtime.vulkan.commands import ENV_TIMEOUT, KernelTimeout, Submitter, device_lost, timeout_seconds
 from kdsl.runtime.vulkan.memory import Allocation, Allocator
 
 SLOTS = 8  # status slots (and at most this many command buffers) for launches in flight
@@ -125,8 +125,14 @@ class InFlight:
         return Allocation(self.status.block, self.status.offset + slot.index * SLOT_BYTES, SLOT_BYTES)
 
     # --- submit ------------------------------------------------------------------------------
-    def submit(self, slot: _Slot, record: Callable[[Any], None], check: StatusCheck | None,
-               allocs: list[Allocation], name: str = "a launch") -> None:
+    def submit(
+        self,
+        slot: _Slot,
+        record: Callable[[Any], None],
+        check: StatusCheck | None,
+        allocs: list[Allocation],
+        name: str = "a launch",
+    ) -> None:
         """Record ``record(cmd)`` after a barrier into ``slot`` and submit it without waiting.
 
         ``check`` gets the launch's status slot (zeroed here) once it has
@@ -144,8 +150,7 @@ class InFlight:
         try:
             vk.vkQueueSubmit(self.device.queue, 1, [slot.submit_info], slot.fence)
         except vk.VkErrorDeviceLost as exc:
-            self.device.lost = True
-            raise DeviceLost(f"vulkan: device lost at submission ({exc!r})") from None
+            raise device_lost(self.device, f"at the submission of {name} (asynchronous)", exc) from None
         slot.check, slot.allocs, slot.seq, slot.name = check, list(allocs), self.submitted, name
         allocs.clear()
         self.pending.append(slot)
@@ -179,8 +184,9 @@ class InFlight:
     def _timed_out(self, slot: _Slot, limit: float) -> KernelTimeout:
         """Move the oldest launch (still running) to :attr:`stuck`; the error reporting it, once."""
         self.pending.popleft()
-        queued = " (it was queued behind an earlier launch that timed out and may still be running)" \
-            if self.stuck else ""
+        queued = (
+            " (it was queued behind an earlier launch that timed out and may still be running)" if self.stuck else ""
+        )
         self.stuck.append(slot)
         return KernelTimeout(
             f"vulkan: {slot.name} (asynchronous) did not finish within {limit:g} s ({ENV_TIMEOUT}){queued}; "
@@ -198,8 +204,7 @@ class InFlight:
             except vk.VkTimeout:
                 raise self._timed_out(slot, limit) from None
             except vk.VkErrorDeviceLost as exc:
-                self.device.lost = True
-                raise DeviceLost(f"vulkan: device lost while waiting for an asynchronous launch ({exc!r})") from None
+                raise device_lost(self.device, f"while running {slot.name} (asynchronous)", exc) from None
         self.pending.popleft()
         vk.vkResetFences(dev, 1, [slot.fence])
         check, allocs = slot.check, slot.allocs

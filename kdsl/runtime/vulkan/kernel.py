@@ -80,16 +80,18 @@ def _dispatch_pieces(grid: tuple[int, int, int], limit: tuple[int, int, int]) ->
     for z0 in range(0, grid[2], limit[2]):
         for y0 in range(0, grid[1], limit[1]):
             for x0 in range(0, grid[0], limit[0]):
-                pieces.append((x0, y0, z0, min(limit[0], grid[0] - x0), min(limit[1], grid[1] - y0),
-                               min(limit[2], grid[2] - z0)))
+                pieces.append(
+                    (x0, y0, z0, min(limit[0], grid[0] - x0), min(limit[1], grid[1] - y0), min(limit[2], grid[2] - z0))
+                )
     return pieces
 
 
 class VulkanKernel:
     """A launchable specialisation (see module doc)."""
 
-    def __init__(self, rt: Runtime, spirv: SpirvKernel, written: AbstractSet[int],
-                 safe: Callable[[], VulkanKernel] | None = None) -> None:
+    def __init__(
+        self, rt: Runtime, spirv: SpirvKernel, written: AbstractSet[int], safe: Callable[[], VulkanKernel] | None = None
+    ) -> None:
         """``safe``: builds the variant lowered without the no-overlap assumption (for launches
         whose written memory is reachable through two parameters); None when this is it."""
         self.rt = rt
@@ -188,8 +190,9 @@ class VulkanKernel:
         set_layout = rt.uniform_params().set_layout if self.uniform else None
         return rt.pipelines.get(self.spirv.binary, self.spirv.name, self.push_size, set_layout)
 
-    def _launch(self, grid: tuple[int, int, int], args: Sequence[Any], allocs: list[Allocation],
-                flight: Any = None) -> None:
+    def _launch(
+        self, grid: tuple[int, int, int], args: Sequence[Any], allocs: list[Allocation], flight: Any = None
+    ) -> None:
         """Copy in, pack, dispatch; synchronous (wait, copy back, check status) unless ``flight``
         (an ``InFlight`` slot: then submitted without waiting)."""
         rt = self.rt
@@ -203,6 +206,13 @@ class VulkanKernel:
                 struct.pack_into("<" + fmt, block, slot.offset, bind(v))
                 continue
             if isinstance(v, DeviceArray):
+                if isinstance(v.buffer, VulkanBuffer) and v.buffer.rt is not rt and v.buffer.gone:
+                    raise LaunchError(
+                        "this device array was allocated on a Vulkan device that has since been "
+                        "lost; its memory and contents are gone (allocate it again)",
+                        name,
+                        self.name,
+                    )
                 if not isinstance(v.buffer, VulkanBuffer) or v.buffer.rt is not rt:
                     raise LaunchError("device array does not belong to this Vulkan device", name)
                 struct.pack_into("<Q", block, slot.offset, v.buffer.address + v.offset)
@@ -230,8 +240,9 @@ class VulkanKernel:
             push = bytearray(struct.pack("<Q", pa.address))
         record = self._recorder(grid, push)
         if flight is not None:
-            rt.inflight.submit(flight, record, self._check_status if self.status_used else None, allocs,
-                               f"kernel '{self.name}'")
+            rt.inflight.submit(
+                flight, record, self._check_status if self.status_used else None, allocs, f"kernel '{self.name}'"
+            )
             self.last_elapsed_ns = None
             return
         if self.status_used:
@@ -277,8 +288,9 @@ class VulkanKernel:
         if aid >= abi.STATUS_LOOP_CUT:
             raise self._loop_cut(aid - abi.STATUS_LOOP_CUT)
         message, file, line, col = self.spirv.asserts[aid - 1]
-        raise DeviceAssertionError(f"device assertion failed in kernel '{self.name}': {message}",
-                                   Location(file, line, col))
+        raise DeviceAssertionError(
+            f"device assertion failed in kernel '{self.name}': {message}", Location(file, line, col)
+        )
 
     def _loop_cut(self, index: int) -> KernelRuntimeError:
         file, line, col = self.spirv.loops[index]
@@ -292,16 +304,17 @@ class VulkanKernel:
         )
 
     def _flush_prints(self, raw: np.ndarray, used: int) -> None:
-        records = raw[abi.STATUS_RECORDS:abi.STATUS_RECORDS + min(used, abi.PRINT_CAPACITY)]
+        records = raw[abi.STATUS_RECORDS : abi.STATUS_RECORDS + min(used, abi.PRINT_CAPACITY)]
         out: list[str] = []
         pos = 0
         while pos + 8 <= len(records):
-            index = int(records[pos:pos + 4].view(np.uint32)[0])
+            index = int(records[pos : pos + 4].view(np.uint32)[0])
             spec = self.spirv.prints[index]
             n = len(spec.arg_types)
-            slots = records[pos + 8:pos + 8 + 8 * n].view(np.uint64)
-            out.append(_format(spec.format, [_decode(int(s), t) for s, t in zip(slots, spec.arg_types)],
-                               spec.arg_types))
+            slots = records[pos + 8 : pos + 8 + 8 * n].view(np.uint64)
+            out.append(
+                _format(spec.format, [_decode(int(s), t) for s, t in zip(slots, spec.arg_types)], spec.arg_types)
+            )
             pos += 8 + 8 * n
         if used > abi.PRINT_CAPACITY:
             out.append(f"[kdsl: device print buffer full, {used - abi.PRINT_CAPACITY} bytes of output dropped]\n")

@@ -13,6 +13,14 @@ The ``VkPipelineCache`` is loaded from and saved to
 ``$KDSL_CACHE_DIR/vulkan/pipelines-<vendor>-<device>-<driver>.bin`` (directory
 created 0700, atomic write); the driver validates the blob's header and
 ignores a mismatching or corrupted one.
+
+A driver failing to build a pipeline (``vkCreateShaderModule`` /
+``vkCreateComputePipelines`` returning an error) is a kdsl or driver bug, not
+the user's: it raises :class:`PipelineBuildError` naming the kernel, with the
+driver's result code and, since Vulkan drivers return no build log, the report
+of ``spirv-val`` (Khronos' validator, when installed) on the module; whatever
+was created for it is destroyed, so the next pipeline builds from a clean state.
+A ``VK_ERROR_DEVICE_LOST`` there is reported as a lost device (``commands``).
 """
 
 from __future__ import annotations
@@ -20,14 +28,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
+import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import vulkan as vk
 
+from kdsl.errors import CompilationError
 from kdsl.runtime.vulkan import vkconst as vkc
+from kdsl.runtime.vulkan.commands import device_lost
 from kdsl.runtime.vulkan.device import Device
 
 ffi = vk.ffi
@@ -41,6 +54,40 @@ def cache_dir() -> Path:
         os.chmod(base, 0o700)
         os.chmod(path, 0o700)
     return path
+
+
+class PipelineBuildError(CompilationError):
+    """The Vulkan driver failed to build a kernel's pipeline; ``log`` is what is known of why."""
+
+    def __init__(self, kernel: str, step: str, result: str, log: str) -> None:
+        self.kernel = kernel
+        self.log = log
+        super().__init__(
+            f"vulkan: the driver failed to build kernel '{kernel}' ({step} returned {result}; "
+            f"a kdsl or driver bug: please report it with this message)\n{log}"
+        )
+
+
+def validator_log(spirv: bytes, timeout_s: float = 20.0) -> str:
+    """``spirv-val``'s report on ``spirv`` (the closest thing to a build log Vulkan has)."""
+    tool = shutil.which("spirv-val")
+    if tool is None:
+        return "spirv-val: not installed (Debian package spirv-tools), no validation report"
+    with tempfile.TemporaryDirectory(prefix="kdsl-spv-") as tmp:
+        path = Path(tmp) / "kernel.spv"
+        path.write_bytes(spirv)
+        try:
+            res = subprocess.run(
+                [tool, "--target-env", "vulkan1.3", str(path)],
+                capture_output=True,
+                text=True,
+                timeout=timeout_s,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"spirv-val: could not run ({exc})"
+    out = (res.stdout + res.stderr).strip()
+    return f"spirv-val: {out}" if out else "spirv-val: the module is valid"
 
 
 @dataclass(eq=False)
@@ -97,9 +144,27 @@ class Pipelines:
         key = (hashlib.sha256(spirv).hexdigest() + entry, push_size if set_layout is None else -1)
         if key in self.by_key:
             return self.by_key[key]
+        made: list[tuple[Callable[..., Any], Any]] = []  # (destroy, handle) of what this call created
+        try:
+            p = self._create(spirv, entry, push_size, set_layout, made)
+        except vk.VkErrorDeviceLost as exc:
+            raise device_lost(self.device, f"while building the pipeline of kernel '{entry}'", exc) from None
+        except vk.VkError as exc:
+            dev = self.device.device
+            for destroy, handle in reversed(made):
+                destroy(dev, handle, None)
+            step = {0: "vkCreateShaderModule", 1: "vkCreatePipelineLayout"}.get(len(made), "vkCreateComputePipelines")
+            raise PipelineBuildError(entry, step, type(exc).__name__, validator_log(spirv)) from None
+        self.by_key[key] = p
+        return p
+
+    def _create(
+        self, spirv: bytes, entry: str, push_size: int, set_layout: Any, made: list[tuple[Callable[..., Any], Any]]
+    ) -> Pipeline:
         dev = self.device.device
         smi = vk.VkShaderModuleCreateInfo(codeSize=len(spirv), pCode=spirv)
         module = vk.vkCreateShaderModule(dev, smi, None)
+        made.append((vk.vkDestroyShaderModule, module))
         if set_layout is not None:
             pli = vk.VkPipelineLayoutCreateInfo(pSetLayouts=[set_layout])
         else:
@@ -107,14 +172,12 @@ class Pipelines:
             rng.offset = 0
             pli = vk.VkPipelineLayoutCreateInfo(pPushConstantRanges=[rng])
         layout = vk.vkCreatePipelineLayout(dev, pli, None)
+        made.append((vk.vkDestroyPipelineLayout, layout))
         stage = vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module, pName=entry)
-        cpi = vk.VkComputePipelineCreateInfo(stage=stage, layout=layout,
-                                             flags=vkc.PIPELINE_CREATE_DISPATCH_BASE_BIT)
+        cpi = vk.VkComputePipelineCreateInfo(stage=stage, layout=layout, flags=vkc.PIPELINE_CREATE_DISPATCH_BASE_BIT)
         cpi.basePipelineIndex = -1
         pipeline = vk.vkCreateComputePipelines(dev, self.cache, 1, [cpi], None)[0]
-        p = Pipeline(pipeline, layout, module, push_size)
-        self.by_key[key] = p
-        return p
+        return Pipeline(pipeline, layout, module, push_size)
 
     def release(self) -> None:
         dev = self.device.device
