@@ -15,16 +15,13 @@ Examples::
 
 from __future__ import annotations
 
-import collections
-import json
 import random
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
-from _common import budget, fuzz_arg_parser
+from _common import FuzzCase, finish_fuzz, fuzz_arg_parser, fuzz_loop
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,56 +37,24 @@ def main(argv: list[str] | None = None) -> int:
     good = [s for s in seeds if F.check_source(s.module, s.kernel, tmp, args.timeout).category == "compiled"]
     print(f"{len(seeds)} seed kernels, {len(good)} compile with guessed arguments", flush=True)
     rng = random.Random(args.seed)
-    cats: collections.Counter[str] = collections.Counter()
-    sigs: collections.Counter[str] = collections.Counter()
-    examples: dict[str, dict[str, str]] = {}
-    start = time.monotonic()
-    n = 0
     discarded = 0
-    for _ in budget(args.count, args.seconds):
+
+    def next_case() -> FuzzCase:
+        nonlocal discarded
         seed = rng.choice(good)
         text, dropped = F.valid_mutant(seed, rng)
         discarded += dropped
-        r = F.check_source(text, seed.kernel, tmp, args.timeout)
-        n += 1
-        cats[r.category] += 1
-        if r.category == "timeout":
-            examples.setdefault(
-                f"timeout #{cats['timeout']}", {"origin": seed.origin, "source": text, "detail": r.detail}
-            )
-        if r.category in ("internal", "unlocated"):
-            sigs[r.signature] += 1
-            if sigs[r.signature] <= args.show:
-                print(f"--- {r.category}: {r.signature} (from {seed.origin})\n{r.detail}", flush=True)
-            examples.setdefault(r.signature, {"origin": seed.origin, "source": text, "detail": r.detail})
-        if n % 2000 == 0:
-            print(f"... {n} inputs, {time.monotonic() - start:.0f} s, {dict(cats)}", flush=True)
-    elapsed = time.monotonic() - start
-    print(
-        f"\n{n} mutated kernels in {elapsed:.0f} s (seed {args.seed}); {discarded} more mutants were not "
-        "valid Python (ast.parse) and were discarded before reaching kdsl"
+        return text, {"origin": seed.origin, "kernel": seed.kernel}
+
+    def check(text: str, extra: dict[str, str]) -> object:
+        return F.check_source(text, extra["kernel"], tmp, args.timeout)
+
+    t = fuzz_loop(args, next_case, check, "source", 2000, keep_timeouts=True)
+    headline = (
+        f"\n{t.inputs} mutated kernels in {t.seconds:.0f} s (seed {args.seed}); {discarded} more mutants "
+        "were not valid Python (ast.parse) and were discarded before reaching kdsl"
     )
-    for k, v in cats.most_common():
-        print(f"  {k:15s} {v}")
-    print(f"internal-error signatures: {len(sigs)}")
-    for sig, hits in sigs.most_common():
-        print(f"  {hits:6d}  {sig}")
-    if args.report:
-        Path(args.report).write_text(
-            json.dumps(
-                {
-                    "inputs": n,
-                    "seconds": round(elapsed, 1),
-                    "seed": args.seed,
-                    "discarded_not_python": discarded,
-                    "categories": dict(cats),
-                    "signatures": dict(sigs),
-                    "examples": examples,
-                },
-                indent=1,
-            )
-        )
-    return 1 if sigs else 0
+    return finish_fuzz(args, t, headline, discarded_not_python=discarded)
 
 
 if __name__ == "__main__":

@@ -16,16 +16,13 @@ Examples::
 
 from __future__ import annotations
 
-import collections
-import json
 import random
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
-from _common import budget, fuzz_arg_parser
+from _common import FuzzCase, finish_fuzz, fuzz_arg_parser, fuzz_loop
 
 
 def compiled_seed_ir(tmp: Path) -> list[str]:
@@ -59,45 +56,13 @@ def main(argv: list[str] | None = None) -> int:
     seeds = F.ir_seeds(compiled_seed_ir(tmp))
     print(f"{len(seeds)} IR seeds", flush=True)
     rng = random.Random(args.seed)
-    cats: collections.Counter[str] = collections.Counter()
-    sigs: collections.Counter[str] = collections.Counter()
-    examples: dict[str, dict[str, str]] = {}
-    start = time.monotonic()
-    n = 0
-    for _ in budget(args.count, args.seconds):
+
+    def next_case() -> FuzzCase:
         text = F.random_ir(rng) if rng.random() < args.random else F.mutate_ir(rng.choice(seeds), rng)
-        r = F.check_ir(text, tmp, args.timeout)
-        n += 1
-        cats[r.category] += 1
-        if r.category in ("internal", "unlocated"):
-            sigs[r.signature] += 1
-            if sigs[r.signature] <= args.show:
-                print(f"--- {r.category}: {r.signature}\n{r.detail}", flush=True)
-            examples.setdefault(r.signature, {"input": text, "detail": r.detail})
-        if n % 5000 == 0:
-            print(f"... {n} inputs, {time.monotonic() - start:.0f} s, {dict(cats)}", flush=True)
-    elapsed = time.monotonic() - start
-    print(f"\n{n} IR inputs in {elapsed:.0f} s (seed {args.seed})")
-    for k, v in cats.most_common():
-        print(f"  {k:15s} {v}")
-    print(f"internal-error signatures: {len(sigs)}")
-    for sig, hits in sigs.most_common():
-        print(f"  {hits:6d}  {sig}")
-    if args.report:
-        Path(args.report).write_text(
-            json.dumps(
-                {
-                    "inputs": n,
-                    "seconds": round(elapsed, 1),
-                    "seed": args.seed,
-                    "categories": dict(cats),
-                    "signatures": dict(sigs),
-                    "examples": examples,
-                },
-                indent=1,
-            )
-        )
-    return 1 if sigs else 0
+        return text, {}
+
+    t = fuzz_loop(args, next_case, lambda text, _: F.check_ir(text, tmp, args.timeout), "input", 5000)
+    return finish_fuzz(args, t, f"\n{t.inputs} IR inputs in {t.seconds:.0f} s (seed {args.seed})")
 
 
 if __name__ == "__main__":
