@@ -42,10 +42,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdsl.ir.core import Block, Builder, Operation, Pure, Region, Value
+from kdsl.ir.core import AttrValue, Block, Builder, Operation, Pure, Region, Value
 from kdsl.ir.dialects import arith, scf, wi
 from kdsl.ir.dialects.wi_vector import BroadcastOp, GVLoadOp, GVStoreOp, VLoadOp, VReduceOp, VStoreOp
 from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
+from kdsl.lowering.fuse_loops import fuse_loops
+from kdsl.lowering.vector_unroll import cheap, unroll_reductions
 
 VECTOR_ELEMS = frozenset({"f32", "f64", "i32", "u32", "i64", "u64"})
 FLOAT_OPS = frozenset({
@@ -59,6 +61,7 @@ BOOL_OPS = frozenset({"arith.and", "arith.or", "arith.xor"})
 REDUCE = {"arith.add": "add", "arith.mul": "mul", "arith.max": "max", "arith.min": "min", "arith.and": "and",
           "arith.or": "or", "arith.xor": "xor"}  # fmt: skip
 IDEMPOTENT = frozenset({"max", "min", "and", "or"})
+UNROLL = 4  # independent accumulators of a cheap vector reduction loop (``vector_unroll.py``)
 
 # value kinds inside the loop body
 U, A, P, M, V, R = "uniform", "affine", "pointer", "mask", "vector", "reduction"
@@ -76,11 +79,18 @@ def vector_width(requested: int) -> int:
     return vw
 
 
-def vectorize(func: Operation, width: int) -> int:
-    """Vectorise the innermost element loops of ``func`` by ``width`` lanes; return how many."""
+def vectorize(func: Operation, width: int, fuse: bool = True, unroll: int = UNROLL) -> int:
+    """Vectorise the innermost element loops of ``func`` by ``width`` lanes; return how many.
+
+    ``fuse``: first fuse sibling element loops (:mod:`kdsl.lowering.fuse_loops`), so
+    reductions run in their producer's loop; False vectorises the loops as they are.
+    ``unroll``: vector reduction loops without transcendentals get that many
+    independent accumulators (:mod:`kdsl.lowering.vector_unroll`); 1 = off."""
     vw = vector_width(width)
     if vw < 2:
         return 0
+    if fuse:
+        fuse_loops(func)
     loops = [op for op in func.walk() if isinstance(op, scf.ForOp)]
     done = 0
     for loop in loops:
@@ -90,7 +100,7 @@ def vectorize(func: Operation, width: int) -> int:
         if _trip_count(loop) is not None and _trip_count(loop) < vw:  # type: ignore[operator]
             continue
         try:
-            _Vectorizer(loop, vw).run()
+            _Vectorizer(loop, vw, unroll).run()
         except Reject:
             continue
         done += 1
@@ -121,6 +131,7 @@ class _Vectorizer:
 
     loop: Operation
     vw: int
+    unroll: int = 1
     kind: dict[Value, str] = field(default_factory=dict)
     new: dict[Value, Value] = field(default_factory=dict)  # lane-0 scalar, vector, or uniform value
     hoistable: set[Value] = field(default_factory=set)
@@ -388,6 +399,9 @@ class _Vectorizer:
         inits = [self._vinit(loop.operands[3 + i], red) for i, (_, red) in sorted(self.reductions.items())]
         vloop = pre.create(scf.ForOp, [lo, vend, self._c(vw, it), *inits], [v.type for v in inits],
                            regions=[Region([self.vblock])])  # fmt: skip
+        if self.reductions and self.unroll > 1 and cheap(vloop):
+            unroll_reductions(vloop, self.unroll)
+            pre.set_insertion_point_before(loop)  # ops were inserted before vloop: the index moved
         finals = [self._final(loop.operands[3 + i], vloop.results[i], op, red)
                   for i, (op, red) in sorted(self.reductions.items())]  # fmt: skip
         if empty:
@@ -451,11 +465,11 @@ class _Vectorizer:
         return self.pre.create(BroadcastOp, [self._c(ident, e)], [t]).result
 
     def _final(self, init: Value, vacc: Value, op: Operation, red: str) -> Value:
-        attrs = {"kind": red}
+        attrs: dict[str, AttrValue] = {"kind": red}
         if "propagate_nan" in op.attributes:
             attrs["propagate_nan"] = op.attributes["propagate_nan"]
         e = init.type
-        folded = self.pre.create(VReduceOp, [vacc], [e], attrs).result  # type: ignore[arg-type]
+        folded = self.pre.create(VReduceOp, [vacc], [e], attrs).result
         if red in IDEMPOTENT:
             return folded
         return self.pre.create(type(op), [init, folded], [e], dict(op.attributes)).result

@@ -1,8 +1,13 @@
 """LayerNorm forward and backward (Triton tutorial 05) and RMSNorm forward.
 
-Forward: one program per row, sweeping the row in ``BLOCK_SIZE`` chunks three
-times (mean, variance, normalise), so any row length works with a bounded
-tile; ``Mean`` and ``Rstd`` are saved for the backward pass.
+Forward: a row that fits in one tile (``N <= max_block``) is loaded once and
+normalised from registers/cache (``layer_norm_fwd_kernel``: persistent
+programs, program ``p`` handles rows ``p, p + P, ...``, as the fused softmax);
+after loop fusion (``kdsl/lowering/fuse_loops.py``) that is three vector passes
+over the row (load + sum, centred sum of squares, normalise + streaming store).
+Longer rows are swept in ``BLOCK_SIZE`` chunks three times (mean, variance,
+normalise: ``layer_norm_fwd_blocked_kernel``), so any row length works with a bounded
+tile. ``Mean`` and ``Rstd`` are saved for the backward pass.
 
 Backward: ``dx`` needs whole-row sums, so a program owns rows. ``dw``/``db``
 are sums over *rows* — a reduction across programs. Triton's tutorial
@@ -27,6 +32,25 @@ from kdsl.ops._common import Array, empty, launch, pow2, strides
 
 @kdsl.kernel
 def layer_norm_fwd_kernel(  # type: ignore[no-untyped-def]
+    X, Y, W, B, Mean, Rstd, x_stride, y_stride, M, N, eps, BLOCK_SIZE: kl.constexpr
+):
+    cols = kl.arange(0, BLOCK_SIZE)
+    mask = cols < N
+    for row in kl.range(kl.program_id(0), M, kl.num_programs(0)):  # type: ignore[attr-defined]
+        x = kl.load(X + row * x_stride + cols, mask=mask, other=0.0).to(kl.float32)
+        mean = kl.sum(x, axis=0) / N
+        xc = kl.where(mask, x - mean, 0.0)
+        rstd = 1 / kl.sqrt(kl.sum(xc * xc, axis=0) / N + eps)
+        kl.store(Mean + row, mean)
+        kl.store(Rstd + row, rstd)
+        w = kl.load(W + cols, mask=mask)
+        b = kl.load(B + cols, mask=mask)
+        y = (x - mean) * rstd * w + b
+        kl.store(Y + row * y_stride + cols, y.to(Y.dtype.element_ty), mask=mask, eviction_policy="evict_first")
+
+
+@kdsl.kernel
+def layer_norm_fwd_blocked_kernel(  # type: ignore[no-untyped-def]
     X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: kl.constexpr
 ):
     row = kl.program_id(0)
@@ -133,16 +157,33 @@ def _rows(x: Array) -> tuple[int, int]:
 
 
 def layer_norm(
-    x: Array, weight: Array, bias: Array, eps: float = 1e-5, block: int = 1024
+    x: Array,
+    weight: Array,
+    bias: Array,
+    eps: float = 1e-5,
+    block: int = 4096,
+    max_programs: int = 256,
+    out: Array | None = None,
 ) -> tuple[Array, Array, Array]:
-    """LayerNorm over the last axis of a C-contiguous 2-D ``x``: ``(y, mean, rstd)``."""
+    """LayerNorm over the last axis of a C-contiguous 2-D ``x``: ``(y, mean, rstd)``.
+
+    Rows of up to ``block`` features are normalised whole (one load per element,
+    ``max_programs`` persistent programs); longer rows are swept in ``block`` chunks.
+    ``out``: an array like ``x`` to write ``y`` into (saves a fresh output's page faults)."""
     m, n = _rows(x)
-    y = empty((m, n), x.dtype, x)
+    if out is not None and (tuple(out.shape) != (m, n) or np.dtype(out.dtype) != np.dtype(x.dtype)):
+        raise ValueError(f"out must have shape {(m, n)} and dtype {x.dtype}, got {out.shape} {out.dtype}")
+    if out is not None and n > block and strides(out)[0] != strides(x)[0]:
+        raise ValueError("out must have the row stride of x when rows are longer than block")
+    y = empty((m, n), x.dtype, x) if out is None else out
     mean = empty((m,), np.float32, x)
     rstd = empty((m,), np.float32, x)
-    if m:
-        bs = pow2(n, hi=block)
-        launch(layer_norm_fwd_kernel, (m,), x, y, weight, bias, mean, rstd, strides(x)[0], n, eps, BLOCK_SIZE=bs)
+    if m and n <= block:
+        launch(layer_norm_fwd_kernel, (min(m, max_programs),), x, y, weight, bias, mean, rstd,
+               strides(x)[0], strides(y)[0], m, n, eps, BLOCK_SIZE=pow2(n))  # fmt: skip
+    elif m:
+        launch(layer_norm_fwd_blocked_kernel, (m,), x, y, weight, bias, mean, rstd, strides(x)[0], n, eps,
+               BLOCK_SIZE=pow2(block))  # fmt: skip
     return y, mean, rstd
 
 

@@ -61,12 +61,15 @@ def online_softmax_kernel(  # type: ignore[no-untyped-def]
             kl.store(out_row + cols, y, mask=mask, eviction_policy="evict_first")
 
 
-def softmax(x: Array, max_block: int = 4096, max_programs: int = 256) -> Array:
-    """Softmax over the last axis of a 2-D array (rows may be strided, columns contiguous)."""
+def softmax(x: Array, max_block: int = 4096, max_programs: int = 256, out: Array | None = None) -> Array:
+    """Softmax over the last axis of a 2-D array (rows may be strided, columns contiguous).
+
+    ``out``: an array of ``x``'s shape and dtype (and kind) to write into, returned;
+    reusing one saves the page faults of a fresh large output on every call."""
     if x.ndim != 2:
         raise ValueError(f"softmax expects a 2-D array, got shape {x.shape}")
     n_rows, n_cols = x.shape
-    y = empty((n_rows, n_cols), x.dtype, x)
+    y = empty((n_rows, n_cols), x.dtype, x) if out is None else _check_out(out, x)
     if n_rows == 0 or n_cols == 0:
         return y
     grid = (min(n_rows, max_programs),)
@@ -76,6 +79,12 @@ def softmax(x: Array, max_block: int = 4096, max_programs: int = 256) -> Array:
     else:
         launch(online_softmax_kernel, grid, *args, BLOCK_SIZE=pow2(max_block))
     return y
+
+
+def _check_out(out: Array, x: Array) -> Array:
+    if tuple(out.shape) != tuple(x.shape) or np.dtype(out.dtype) != np.dtype(x.dtype):
+        raise ValueError(f"out must have shape {tuple(x.shape)} and dtype {x.dtype}, got {out.shape} {out.dtype}")
+    return out
 
 
 def softmax_ref(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

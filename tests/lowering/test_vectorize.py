@@ -127,7 +127,7 @@ SCALAR = (
 
 def _vectorized(text: str, width: int = 16) -> tuple[str, int]:
     mod = parse_module(text)
-    n = vectorize(mod.body.ops[0], width)
+    n = vectorize(mod.body.ops[0], width, fuse=False, unroll=1)  # fusion, unrolling: test_fuse_loops.py
     verify(mod)
     out = print_op(mod)
     assert print_op(parse_module(out)) == out  # vector types round-trip

@@ -14,88 +14,120 @@ __kernel void softmax_kernel(
   const int v1 = ((int)get_group_id(0));
   const int v2 = ((int)get_num_groups(0));
   float v3[1024];
-  float v4[1024];
-  for (int v5 = v1; (v2 > 0 ? v5 < n_rows : v5 > n_rows); v5 += v2) {
-    const int v6 = ((int)((uint)v5 * (uint)input_row_stride));
-    __global float* const v7 = ((__global float*)input_ptr + v6);
-    const int v8 = min(1024, n_cols);
-    const int v9 = max(v8, 0);
-    const int v10 = ((int)(v9 / 16));
-    const int v11 = ((int)((uint)v10 * (uint)16));
-    for (int v12 = 0; v12 < v11; v12 += 16) {
-      __global float* const v13 = ((__global float*)v7 + v12);
-      const float16 v14 = vload16(0, v13);
-      vstore16(v14, 0, v3 + v12);
+  for (int v4 = v1; (v2 > 0 ? v4 < n_rows : v4 > n_rows); v4 += v2) {
+    const int v5 = ((int)((uint)v4 * (uint)input_row_stride));
+    __global float* const v6 = ((__global float*)input_ptr + v5);
+    const int v7 = min(1024, n_cols);
+    const int v8 = max(v7, 0);
+    const int v9 = ((int)(v8 / 16));
+    const int v10 = ((int)((uint)v9 * (uint)16));
+    const float16 v11 = ((float16)(NAN));
+    const int v12 = ((int)((uint)v10 - (uint)0));
+    const int v13 = ((int)(v12 / 64));
+    const int v14 = ((int)((uint)v13 * (uint)64));
+    const int v15 = ((int)((uint)0 + (uint)v14));
+    float16 v16 = v11;
+    float16 v17 = v11;
+    float16 v18 = v11;
+    float16 v19 = v11;
+    for (int v20 = 0; v20 < v15; v20 += 64) {
+      __global float* const v21 = ((__global float*)v6 + v20);
+      const float16 v22 = vload16(0, v21);
+      const float16 v23 = fmax(v16, v22);
+      const int v24 = ((int)((uint)v20 + (uint)16));
+      __global float* const v25 = ((__global float*)v6 + v24);
+      const float16 v26 = vload16(0, v25);
+      const float16 v27 = fmax(v17, v26);
+      const int v28 = ((int)((uint)v20 + (uint)32));
+      __global float* const v29 = ((__global float*)v6 + v28);
+      const float16 v30 = vload16(0, v29);
+      const float16 v31 = fmax(v18, v30);
+      const int v32 = ((int)((uint)v20 + (uint)48));
+      __global float* const v33 = ((__global float*)v6 + v32);
+      const float16 v34 = vload16(0, v33);
+      const float16 v35 = fmax(v19, v34);
+      const float16 t35_0 = v23;
+      const float16 t35_1 = v27;
+      const float16 t35_2 = v31;
+      const float16 t35_3 = v35;
+      v16 = t35_0;
+      v17 = t35_1;
+      v18 = t35_2;
+      v19 = t35_3;
     }
-    for (int v15 = v11; v15 < 1024; v15 += 1) {
-      __global float* const v16 = ((__global float*)v7 + v15);
-      const uchar v17 = ((uchar)(v15 < n_cols));
-      const float v18 = (v17 ? *v16 : -INFINITY);
-      v3[v15] = v18;
+    const float16 v36 = fmax(v16, v17);
+    const float16 v37 = fmax(v18, v19);
+    const float16 v38 = fmax(v36, v37);
+    float16 v39 = v38;
+    for (int v40 = v15; v40 < v10; v40 += 16) {
+      __global float* const v41 = ((__global float*)v6 + v40);
+      const float16 v42 = vload16(0, v41);
+      const float16 v43 = fmax(v39, v42);
+      v39 = v43;
     }
-    const float v19 = v3[0];
-    const float16 v20 = ((float16)(v19));
-    float16 v21 = v20;
-    for (int v22 = 1; v22 < 1009; v22 += 16) {
-      const float16 v23 = vload16(0, v3 + v22);
-      const float16 v24 = fmax(v21, v23);
-      v21 = v24;
+    const float8 t44 = fmax(v39.lo, v39.hi);
+    const float4 t45 = fmax(t44.lo, t44.hi);
+    const float2 t46 = fmax(t45.lo, t45.hi);
+    const float t47 = fmax(t46.lo, t46.hi);
+    float v48 = t47;
+    for (int v49 = v10; v49 < 1024; v49 += 1) {
+      __global float* const v50 = ((__global float*)v6 + v49);
+      const uchar v51 = ((uchar)(v49 < n_cols));
+      const float v52 = (v51 ? *v50 : -INFINITY);
+      const float v53 = fmax(v48, v52);
+      v48 = v53;
     }
-    const float8 t25 = fmax(v21.lo, v21.hi);
-    const float4 t26 = fmax(t25.lo, t25.hi);
-    const float2 t27 = fmax(t26.lo, t26.hi);
-    const float t28 = fmax(t27.lo, t27.hi);
-    float v29 = t28;
-    for (int v30 = 1009; v30 < 1024; v30 += 1) {
-      const float v31 = v3[v30];
-      const float v32 = fmax(v29, v31);
-      v29 = v32;
+    const float16 v54 = ((float16)(v48));
+    const int v55 = min(1024, n_cols);
+    const int v56 = max(v55, 0);
+    const int v57 = ((int)(v56 / 16));
+    const int v58 = ((int)((uint)v57 * (uint)16));
+    const float16 v59 = ((float16)(-0.0f));
+    float16 v60 = v59;
+    for (int v61 = 0; v61 < v58; v61 += 16) {
+      __global float* const v62 = ((__global float*)v6 + v61);
+      const float16 v63 = vload16(0, v62);
+      const float16 v64 = (v63 - v54);
+      const float16 v65 = exp(v64);
+      vstore16(v65, 0, v3 + v61);
+      const float16 v66 = (v60 + v65);
+      v60 = v66;
     }
-    const float16 v33 = ((float16)(v29));
-    for (int v34 = 0; v34 < 1024; v34 += 16) {
-      const float16 v35 = vload16(0, v3 + v34);
-      const float16 v36 = (v35 - v33);
-      const float16 v37 = exp(v36);
-      vstore16(v37, 0, v4 + v34);
+    const float8 t67 = (v60.lo + v60.hi);
+    const float4 t68 = (t67.lo + t67.hi);
+    const float2 t69 = (t68.lo + t68.hi);
+    const float t70 = (t69.lo + t69.hi);
+    const float v71 = (-0.0f + t70);
+    float v72 = v71;
+    for (int v73 = v58; v73 < 1024; v73 += 1) {
+      __global float* const v74 = ((__global float*)v6 + v73);
+      const uchar v75 = ((uchar)(v73 < n_cols));
+      const float v76 = (v75 ? *v74 : -INFINITY);
+      const float v77 = (v76 - v48);
+      const float v78 = exp(v77);
+      v3[v73] = v78;
+      const float v79 = (v72 + v78);
+      v72 = v79;
     }
-    const float v38 = v4[0];
-    const float16 v39 = ((float16)(-0.0f));
-    float16 v40 = v39;
-    for (int v41 = 1; v41 < 1009; v41 += 16) {
-      const float16 v42 = vload16(0, v4 + v41);
-      const float16 v43 = (v40 + v42);
-      v40 = v43;
+    const int v80 = ((int)((uint)v4 * (uint)output_row_stride));
+    __global float* const v81 = ((__global float*)output_ptr + v80);
+    const float16 v82 = ((float16)(v72));
+    const int v83 = min(1024, n_cols);
+    const int v84 = max(v83, 0);
+    const int v85 = ((int)(v84 / 16));
+    const int v86 = ((int)((uint)v85 * (uint)16));
+    for (int v87 = 0; v87 < v86; v87 += 16) {
+      __global float* const v88 = ((__global float*)v81 + v87);
+      const float16 v89 = vload16(0, v3 + v87);
+      const float16 v90 = (v89 / v82);
+      vstore16(v90, 0, v88);
     }
-    const float8 t44 = (v40.lo + v40.hi);
-    const float4 t45 = (t44.lo + t44.hi);
-    const float2 t46 = (t45.lo + t45.hi);
-    const float t47 = (t46.lo + t46.hi);
-    const float v48 = (v38 + t47);
-    float v49 = v48;
-    for (int v50 = 1009; v50 < 1024; v50 += 1) {
-      const float v51 = v4[v50];
-      const float v52 = (v49 + v51);
-      v49 = v52;
-    }
-    const int v53 = ((int)((uint)v5 * (uint)output_row_stride));
-    __global float* const v54 = ((__global float*)output_ptr + v53);
-    const float16 v55 = ((float16)(v49));
-    const int v56 = min(1024, n_cols);
-    const int v57 = max(v56, 0);
-    const int v58 = ((int)(v57 / 16));
-    const int v59 = ((int)((uint)v58 * (uint)16));
-    for (int v60 = 0; v60 < v59; v60 += 16) {
-      __global float* const v61 = ((__global float*)v54 + v60);
-      const float16 v62 = vload16(0, v4 + v60);
-      const float16 v63 = (v62 / v55);
-      vstore16(v63, 0, v61);
-    }
-    for (int v64 = v59; v64 < 1024; v64 += 1) {
-      __global float* const v65 = ((__global float*)v54 + v64);
-      const float v66 = v4[v64];
-      const float v67 = (v66 / v49);
-      const uchar v68 = ((uchar)(v64 < n_cols));
-      if (v68) *v65 = v67;
+    for (int v91 = v86; v91 < 1024; v91 += 1) {
+      __global float* const v92 = ((__global float*)v81 + v91);
+      const float v93 = v3[v91];
+      const float v94 = (v93 / v72);
+      const uchar v95 = ((uchar)(v91 < n_cols));
+      if (v95) *v92 = v94;
     }
   }
 }
