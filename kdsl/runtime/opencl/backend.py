@@ -4,13 +4,13 @@
 (``num_threads`` = work-group size, default 1 on CPUs; ``extra`` may set
 ``chunk``), renders OpenCL C and builds it once per distinct source. The
 returned :class:`~kdsl.runtime.opencl.kernel.OpenCLKernel` keeps its
-``cl.Kernel`` object (pyopencl builds a new one on every ``program.name``
-access) and a generated launch function.
+``cl_kernel`` (created once through :mod:`~kdsl.runtime.opencl.clapi`) and a
+generated launch function.
 
 Disk cache: ``OpenCLKernel.artifacts()`` gives ``wi.mlir``, ``kernel.cl`` and
 ``program.bin`` (the driver's binary) plus JSON metadata; ``OpenCLBackend.load``
 rebuilds the kernel from the binary -- no lowering, no rendering, no OpenCL C
-compile. A binary the driver rejects raises, so the JIT recompiles and
+compile, and no pyopencl import (clapi creates the program and the kernel). A binary the driver rejects raises, so the JIT recompiles and
 replaces the entry. The device key (name, driver and PoCL version,
 capabilities) is part of the cache key, so binaries never cross drivers.
 """
@@ -25,7 +25,7 @@ from kdsl.errors import CompilationError
 from kdsl.ir.core import ModuleOp
 from kdsl.ir.types import PointerType, ScalarType
 from kdsl.runtime.backend import LaunchOptions
-from kdsl.runtime.opencl.device import INSTALL_HINT, Device, all_devices, get_device
+from kdsl.runtime.opencl.device import INSTALL_HINT, PYOPENCL_HINT, Device, all_devices, get_device, pyopencl_installed
 from kdsl.runtime.opencl.kernel import KernelInfo, OpenCLKernel
 
 if TYPE_CHECKING:  # the code generator is imported on first compile: a disk-cache hit never needs it
@@ -77,9 +77,17 @@ def compile_stages(
 ) -> CompiledStages:
     from kdsl.runtime.limits import CPU_PRIVATE_LIMIT
 
-    return render_stages(module, entry, options, device.caps, default_num_threads=device.default_num_threads,
-                         max_group=device.max_group, local_limit=device.local_mem, noalias=noalias,
-                         private_limit=CPU_PRIVATE_LIMIT if device.is_cpu else None)
+    return render_stages(
+        module,
+        entry,
+        options,
+        device.caps,
+        default_num_threads=device.default_num_threads,
+        max_group=device.max_group,
+        local_limit=device.local_mem,
+        noalias=noalias,
+        private_limit=CPU_PRIVATE_LIMIT if device.is_cpu else None,
+    )
 
 
 def kernel_info(stages: CompiledStages) -> KernelInfo:
@@ -121,7 +129,7 @@ class OpenCLBackend:
 
     def availability(self) -> tuple[bool, str]:
         if not all_devices():
-            return False, INSTALL_HINT
+            return False, INSTALL_HINT if pyopencl_installed() else PYOPENCL_HINT
         return True, ""
 
     def device(self) -> Device:
@@ -159,8 +167,15 @@ class OpenCLBackend:
         def rebuild_safe() -> str:
             return compile_stages(module, entry, options, device, noalias=False).rendered.source
 
-        return OpenCLKernel(device, device.build(source), kernel_info(stages), source, rebuild_safe, stages=stages,
-                            cache_meta={"entry": entry, "options": options_json(options)})
+        return OpenCLKernel(
+            device,
+            device.build(source),
+            kernel_info(stages),
+            source,
+            rebuild_safe,
+            stages=stages,
+            cache_meta={"entry": entry, "options": options_json(options)},
+        )
 
     def load(self, files: dict[str, bytes], metadata: dict[str, Any]) -> OpenCLKernel:
         """Rebuild from the program binary of a disk-cache entry (raises if the driver rejects it)."""
@@ -181,6 +196,12 @@ class OpenCLBackend:
             return compile_stages(module, entry, options, device, noalias=False).rendered.source
 
         keep = {k: files[k] for k in ("wi.mlir",) if k in files}
-        return OpenCLKernel(device, program, info, source, rebuild_safe,
-                            cache_meta={"entry": entry, "options": json.loads(json.dumps(metadata["options"]))},
-                            cache_files=keep)
+        return OpenCLKernel(
+            device,
+            program,
+            info,
+            source,
+            rebuild_safe,
+            cache_meta={"entry": entry, "options": json.loads(json.dumps(metadata["options"]))},
+            cache_files=keep,
+        )

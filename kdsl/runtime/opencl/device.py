@@ -8,20 +8,33 @@ device arrays and the disk cache: ``host_memory`` is False (buffers are
 ``cl`` buffers from a memory pool, never handed to kernels as numpy arrays,
 so device-array launches stay asynchronous), ``key`` names the device, the
 driver/PoCL version and the capabilities that change generated code.
+
+Two bindings, one context. Platforms, the device, its context and queue,
+programs (from source or from a cached binary) and kernels are created with
+:mod:`kdsl.runtime.opencl.clapi` (ctypes, no import cost), so a warm start
+with numpy arguments never imports pyopencl (~90 ms). pyopencl is imported on
+first use by what needs it -- device arrays (its memory pool, copies), the
+checked launch path -- and then *wraps* the same handles (``ctx``, ``queue``,
+``dev`` below; ``from_int_ptr(handle, retain=True)``), so its objects and
+ours interoperate.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import threading
+import weakref
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Any
+from importlib.util import find_spec
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
-import pyopencl as cl
-import pyopencl.tools as cl_tools
 
 from kdsl.errors import BackendUnavailableError, CompilationError
+from kdsl.runtime.opencl import clapi
 
 if TYPE_CHECKING:
     from kdsl.codegen.opencl import DeviceCaps
@@ -30,33 +43,74 @@ INSTALL_HINT = (
     "no OpenCL platform/device found: install Debian 'pocl-opencl-icd' "
     "(apt-get install pocl-opencl-icd) or your GPU vendor's OpenCL driver"
 )
+PYOPENCL_HINT = "the opencl backend needs pyopencl (pip install pyopencl) and an OpenCL driver (pocl-opencl-icd)"
 
 BUILD_OPTIONS = ["-cl-fp32-correctly-rounded-divide-sqrt", "-cl-std=CL1.2"]
+_BUILD_OPTIONS = " ".join(BUILD_OPTIONS)
 ALIGN = 64
+_char, _byref = ctypes.c_char, ctypes.byref
+
+
+def pyopencl() -> ModuleType:
+    """``pyopencl``, imported on first need (device arrays, the checked launch path)."""
+    import pyopencl as cl
+
+    return cl
+
+
+def pyopencl_installed() -> bool:
+    try:
+        return find_spec("pyopencl") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+@dataclass(frozen=True)
+class DeviceRef:
+    """One device of one platform, as OpenCL handles (what ``all_devices`` lists)."""
+
+    handle: int
+    platform: int
+
+    @property
+    def name(self) -> str:
+        return clapi.device_str(self.handle, clapi.DEVICE_NAME)
+
+    @property
+    def type(self) -> int:
+        return clapi.device_int(self.handle, clapi.DEVICE_TYPE)
+
+
+# clapi calls release the GIL (pyopencl's enumeration did not): the ICD loader's first enumeration is
+# not thread-safe (two threads at once may see zero platforms), so first uses are serialised.
+_INIT_LOCK = threading.RLock()
 
 
 @lru_cache(maxsize=1)
-def all_devices() -> tuple[Any, ...]:
-    """Every device of every platform, asked once per process.
+def all_devices() -> tuple[DeviceRef, ...]:
+    """Every device of every platform, asked once per process (in pyopencl's order).
 
     Enumerating initialises each ICD (PoCL: ~30 ms); ``availability()`` and
     ``get_device()`` both need the list, and drivers do not come and go
-    within a process.
+    within a process. No ICD loader, or no pyopencl: no devices.
     """
-    try:
-        platforms = cl.get_platforms()
-    except cl.Error:
+    if not pyopencl_installed():
         return ()
-    out = []
-    for p in platforms:
+    with _INIT_LOCK:
         try:
-            out.extend(p.get_devices())
-        except cl.Error:
-            continue
-    return tuple(out)
+            platforms = clapi.platforms()
+        except (OSError, clapi.CLError):
+            return ()
+        out: list[DeviceRef] = []
+        for p in platforms:
+            try:
+                out.extend(DeviceRef(d, p) for d in clapi.devices(p))
+            except clapi.CLError:
+                continue
+        return tuple(out)
 
 
-def _choose(devices: tuple[Any, ...]) -> Any:
+def _choose(devices: tuple[DeviceRef, ...]) -> DeviceRef:
     want = os.environ.get("KDSL_OPENCL_DEVICE", "").strip()
     if want:
         if want.isdigit():
@@ -68,8 +122,8 @@ def _choose(devices: tuple[Any, ...]) -> Any:
             if want.lower() in d.name.lower():
                 return d
         raise BackendUnavailableError(f"KDSL_OPENCL_DEVICE={want!r} matches no device: {[d.name for d in devices]}")
-    gpus = [d for d in devices if d.type & cl.device_type.GPU]
-    return (gpus or devices)[0]
+    gpus = [d for d in devices if d.type & clapi.DEVICE_TYPE_GPU]
+    return (gpus or list(devices))[0]
 
 
 @dataclass
@@ -83,33 +137,117 @@ class Device:
 
     host_memory = False
 
-    def __init__(self, dev: Any) -> None:
-        self.dev = dev
-        self.name: str = dev.name
-        self.driver: str = dev.driver_version
-        self.platform_version: str = dev.platform.version
-        self.ctx = cl.Context([dev])
-        self.queue = cl.CommandQueue(self.ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
-        ext = dev.extensions
+    def __init__(self, ref: DeviceRef) -> None:
+        h = self.handle = ref.handle
+        self.platform_handle = ref.platform
+        self.name: str = clapi.device_str(h, clapi.DEVICE_NAME)
+        self.driver: str = clapi.device_str(h, clapi.DRIVER_VERSION)
+        self.platform_version: str = clapi.platform_str(ref.platform, clapi.PLATFORM_VERSION)
+        ext = clapi.device_str(h, clapi.DEVICE_EXTENSIONS)
         self.fp64 = "cl_khr_fp64" in ext
         self.int64_atomics = "cl_khr_int64_base_atomics" in ext
-        self.is_cpu = bool(dev.type & cl.device_type.CPU)
-        self.shares_host_memory = bool(getattr(dev, "host_unified_memory", False)) or self.is_cpu
-        self.local_mem = int(dev.local_mem_size)
-        self.max_group = int(dev.max_work_group_size)
-        self.c_version: str = str(getattr(dev, "opencl_c_version", "") or dev.version)
+        self.is_cpu = bool(clapi.device_int(h, clapi.DEVICE_TYPE) & clapi.DEVICE_TYPE_CPU)
+        try:  # deprecated since OpenCL 2.0: a driver may refuse the query
+            unified = bool(clapi.device_int(h, clapi.DEVICE_HOST_UNIFIED_MEMORY))
+        except clapi.CLError:
+            unified = False
+        self.shares_host_memory = unified or self.is_cpu
+        self.local_mem = clapi.device_int(h, clapi.DEVICE_LOCAL_MEM_SIZE)
+        self.max_group = clapi.device_int(h, clapi.DEVICE_MAX_WORK_GROUP_SIZE)
+        try:
+            self.c_version: str = clapi.device_str(h, clapi.DEVICE_OPENCL_C_VERSION)
+        except clapi.CLError:
+            self.c_version = ""
+        self.c_version = self.c_version or clapi.device_str(h, clapi.DEVICE_VERSION)
+        # The same strings pyopencl reported (tests/opencl/test_clapi.py): cache entries stay valid.
         self.key = (
             f"{self.name}|driver={self.driver}|platform={self.platform_version}|{self.c_version}"
             f"|fp64={int(self.fp64)}|i64atomics={int(self.int64_atomics)}"
-            f"|max_group={self.max_group}|local={self.local_mem}|build={' '.join(BUILD_OPTIONS)}"
+            f"|max_group={self.max_group}|local={self.local_mem}|build={_BUILD_OPTIONS}"
         )
-        self._programs: dict[str, Any] = {}
+        self._programs: dict[str, int] = {}
         self._free: dict[int, list[Any]] = {}
         self._empty: Any = None
-        self._pool = cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self.queue))
+        # numpy arguments: zero-copy where the device shares host memory, else copied in at creation
+        self._wrap_flags = clapi.MEM_READ_WRITE | (
+            clapi.MEM_USE_HOST_PTR if self.shares_host_memory else clapi.MEM_COPY_HOST_PTR
+        )
+        self._create_buffer = clapi.lib().clCreateBuffer
+        self._launch_namespaces: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        self._open()
         # Observability for tests/benchmarks: OpenCL C compiles vs program-binary loads.
         self.source_builds = 0
         self.binary_loads = 0
+        self.resets = 0
+
+    def _open(self) -> None:
+        """Create the context and the queue; both are released when this object dies."""
+        self.ctx_handle = clapi.create_context(self.handle)
+        try:
+            self.queue_handle = clapi.create_queue(self.ctx_handle, self.handle, clapi.QUEUE_PROFILING_ENABLE)
+        except clapi.CLError:
+            clapi.release("Context", self.ctx_handle)
+            raise
+        # not at interpreter exit: the driver may be gone by then
+        self._handles = {"CommandQueue": self.queue_handle, "Context": self.ctx_handle}
+        weakref.finalize(self, _release_all, self._handles).atexit = False
+
+    # --- faults -------------------------------------------------------------------------
+    def register_launch(self, namespace: dict[str, Any]) -> None:
+        """A generated launch function's globals: :meth:`recover` points them at the new queue."""
+        self._launch_namespaces[id(namespace)] = namespace
+
+    def recover(self) -> None:
+        """Replace the command queue after a fault, keeping the context.
+
+        Programs, kernels and buffers belong to the context and stay valid;
+        the pyopencl views (queue, memory pool) are recreated on next use and
+        every generated launch function is pointed at the new queue.
+        """
+        old = self.queue_handle
+        self.queue_handle = clapi.create_queue(self.ctx_handle, self.handle, clapi.QUEUE_PROFILING_ENABLE)
+        self._handles["CommandQueue"] = self.queue_handle
+        clapi.release("CommandQueue", old)
+        for name in ("queue", "_pool"):
+            self.__dict__.pop(name, None)
+        for ns in list(self._launch_namespaces.values()):
+            ns["_qh"] = self.queue_handle
+            ns["_k"] = None  # the device-array branch binds again, to the new pyopencl queue
+        self.resets += 1
+
+    def fault(self, function: str, status: int, kernel: str | None = None) -> NoReturn:
+        """Raise the failed call as a :class:`clapi.CLError` naming ``kernel``; recover first if the queue is lost."""
+        detail = ""
+        if status in clapi.FATAL:
+            try:
+                self.recover()
+            except clapi.CLError as e:
+                detail = f"the queue could not be recreated ({e.name}): the device is unusable"
+            else:
+                detail = "the command queue was recreated, later launches run on the new one"
+        raise clapi.CLError(function, status, detail, f"kernel '{kernel}'" if kernel else "")
+
+    # --- pyopencl views of the same objects (imported on first use) -------------------
+    @cached_property
+    def ctx(self) -> Any:
+        """The context as a ``pyopencl.Context`` (the same ``cl_context``)."""
+        return pyopencl().Context.from_int_ptr(self.ctx_handle, retain=True)
+
+    @cached_property
+    def queue(self) -> Any:
+        """The queue as a ``pyopencl.CommandQueue`` (the same ``cl_command_queue``)."""
+        return pyopencl().CommandQueue.from_int_ptr(self.queue_handle, retain=True)
+
+    @cached_property
+    def dev(self) -> Any:
+        """The device as a ``pyopencl.Device``."""
+        return pyopencl().Device.from_int_ptr(self.handle, retain=True)
+
+    @cached_property
+    def _pool(self) -> Any:
+        import pyopencl.tools as cl_tools
+
+        return cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self.queue))
 
     @cached_property
     def caps(self) -> DeviceCaps:
@@ -123,31 +261,35 @@ class Device:
         """One work-item per program on CPUs (explicit loops vectorise there), 64 elsewhere."""
         return 1 if self.is_cpu else 64
 
-    def build(self, source: str) -> Any:
-        """The built program for ``source`` (cached per process)."""
+    def build(self, source: str) -> int:
+        """The built program (a ``cl_program`` handle, owned by the device) for ``source``, cached per process."""
         prog = self._programs.get(source)
         if prog is not None:
             return prog
         try:
-            prog = cl.Program(self.ctx, source).build(options=BUILD_OPTIONS)
-        except cl.Error as e:  # a kdsl bug: generated code must build
+            prog = clapi.program_from_source(self.ctx_handle, self.handle, source, _BUILD_OPTIONS)
+        except clapi.CLError as e:  # a kdsl bug: generated code must build
             raise CompilationError(f"opencl: the generated OpenCL C failed to build on {self.name}:\n{e}") from e
         self.source_builds += 1
-        self._programs[source] = prog
+        self._keep(source, prog)
         return prog
 
-    def load_binary(self, source: str, binary: bytes) -> Any:
+    def load_binary(self, source: str, binary: bytes) -> int:
         """The program for ``source`` from a binary this driver produced earlier (disk cache).
 
-        Raises ``cl.Error`` if the driver rejects it (corrupt, other driver version).
+        Raises :class:`clapi.CLError` if the driver rejects it (corrupt, other driver version).
         """
         prog = self._programs.get(source)
         if prog is not None:
             return prog
-        prog = cl.Program(self.ctx, [self.dev], [binary]).build(options=BUILD_OPTIONS)
+        prog = clapi.program_from_binary(self.ctx_handle, self.handle, binary, _BUILD_OPTIONS)
         self.binary_loads += 1
-        self._programs[source] = prog
+        self._keep(source, prog)
         return prog
+
+    def _keep(self, source: str, prog: int) -> None:
+        self._programs[source] = prog
+        weakref.finalize(self, clapi.release, "Program", prog).atexit = False
 
     # --- the kdsl.runtime.backend.Device interface (device arrays) ----------------
     def allocate(self, nbytes: int) -> Any:
@@ -162,16 +304,17 @@ class Device:
     def write(self, buffer: Any, src: np.ndarray, offset: int = 0) -> None:
         """Copy ``src`` into ``buffer`` at byte ``offset``; blocking, so ``src`` may change afterwards."""
         if src.nbytes:
-            cl.enqueue_copy(self.queue, buffer, np.ascontiguousarray(src), dst_offset=offset, is_blocking=True)
+            pyopencl().enqueue_copy(self.queue, buffer, np.ascontiguousarray(src), dst_offset=offset, is_blocking=True)
 
     def read(self, buffer: Any, dst: np.ndarray, offset: int = 0) -> None:
         """Copy ``buffer`` at byte ``offset`` into ``dst`` after every queued launch (blocking)."""
         if dst.nbytes:
-            cl.enqueue_copy(self.queue, dst, buffer, src_offset=offset, is_blocking=True)
+            pyopencl().enqueue_copy(self.queue, dst, buffer, src_offset=offset, is_blocking=True)
 
-    # --- buffers -------------------------------------------------------------------
+    # --- buffers (pyopencl objects: the checked launch path) -----------------------------
     def wrap_host(self, arr: np.ndarray) -> Any:
         """A buffer over ``arr``'s memory: zero-copy where the device shares host memory."""
+        cl = pyopencl()
         mf = cl.mem_flags
         if arr.nbytes == 0:  # nothing can be accessed through it: one shared stand-in
             if self._empty is None:
@@ -187,12 +330,52 @@ class Device:
         """Make the kernel's writes to ``buf`` visible in ``arr`` (blocking)."""
         if arr.nbytes == 0:
             return
+        cl = pyopencl()
         if self.shares_host_memory:
-            mapped, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.READ, 0, arr.shape, arr.dtype,
-                                              is_blocking=True)
+            mapped, _ = cl.enqueue_map_buffer(
+                self.queue, buf, cl.map_flags.READ, 0, arr.shape, arr.dtype, is_blocking=True
+            )
             mapped.base.release()
             return
         cl.enqueue_copy(self.queue, arr, buf, is_blocking=True)
+
+    # --- buffers as clapi handles (the numpy launch path: no pyopencl) --------------------
+    def wrap_host_handle(self, arr: np.ndarray) -> int:
+        """:meth:`wrap_host` as a new ``cl_mem`` handle the caller releases (``clapi.release``).
+
+        The common case (a non-empty writeable array) takes the array's address with
+        ``c_char.from_buffer`` (about 3x cheaper than ``arr.ctypes.data``) and passes no
+        error slot: a NULL handle sends it down the checked path, which reports the status.
+        """
+        n = arr.nbytes
+        if n and arr.flags.writeable:
+            ptr = _byref(_char.from_buffer(arr))  # type: ignore[arg-type]
+            h: int | None = self._create_buffer(self.ctx_handle, self._wrap_flags, n, ptr, None)
+            if h:
+                return h
+        return self._wrap_host_checked(arr)
+
+    def _wrap_host_checked(self, arr: np.ndarray) -> int:
+        n = arr.nbytes
+        if n == 0:
+            return clapi.create_buffer(self.ctx_handle, clapi.MEM_READ_WRITE, ALIGN, None)
+        ptr = arr.ctypes.data
+        if not arr.flags.writeable:  # the driver copies at creation: read-only memory is never written
+            return clapi.create_buffer(self.ctx_handle, clapi.MEM_READ_ONLY | clapi.MEM_COPY_HOST_PTR, n, ptr)
+        return clapi.create_buffer(self.ctx_handle, self._wrap_flags, n, ptr)
+
+    def write_back_handle(self, buf: int, arr: np.ndarray) -> None:
+        """:meth:`write_back` for a handle from :meth:`wrap_host_handle`."""
+        n = arr.nbytes
+        if n == 0:
+            return
+        try:
+            if self.shares_host_memory:
+                clapi.map_unmap_read(self.queue_handle, buf, n)
+            else:
+                clapi.read_buffer(self.queue_handle, buf, n, arr.ctypes.data)
+        except clapi.CLError as e:
+            self.fault(e.function, e.code)
 
     def scratch(self, nbytes: int) -> Any:
         """A pooled device buffer of at least ``nbytes`` (give it back with :meth:`release`)."""
@@ -200,18 +383,35 @@ class Device:
         free = self._free.get(size)
         if free:
             return free.pop()
+        cl = pyopencl()
         return cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size)
 
     def release(self, buf: Any) -> None:
         self._free.setdefault(int(buf.size), []).append(buf)
 
     def synchronize(self) -> None:
-        self.queue.finish()
+        status = clapi.lib().clFinish(self.queue_handle)
+        if status:
+            self.fault("clFinish", status)
 
 
-@lru_cache(maxsize=1)
+def _release_all(handles: dict[str, int]) -> None:
+    for kind, h in handles.items():
+        clapi.release(kind, h)
+
+
 def get_device() -> Device:
-    devices = all_devices()
-    if not devices:
-        raise BackendUnavailableError(INSTALL_HINT)
-    return Device(_choose(devices))
+    """The per-process device (created once, also when several threads launch first at the same time)."""
+    dev = _DEVICE[0]
+    if dev is None:
+        with _INIT_LOCK:
+            dev = _DEVICE[0]
+            if dev is None:
+                devices = all_devices()
+                if not devices:
+                    raise BackendUnavailableError(INSTALL_HINT if pyopencl_installed() else PYOPENCL_HINT)
+                dev = _DEVICE[0] = Device(_choose(devices))
+    return dev
+
+
+_DEVICE: list[Device | None] = [None]

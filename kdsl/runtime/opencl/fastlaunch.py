@@ -6,33 +6,46 @@ with ``is``, check that no written buffer is also passed elsewhere, set every
 buffer argument with one ``_set_arg_multi`` call and every scalar (byte offsets
 included) with one ``_set_arg_buf_pack_multi`` call, and enqueue -- no loops,
 no numpy scalar objects, no pyopencl argument introspection. The two setters
-are the calls pyopencl's own generated invokers use. Anything else (numpy
-arguments, aliasing, bad values, kernels with asserts or prints) falls back to
-the kernel's fully checked path.
+are the calls pyopencl's own generated invokers use; the pyopencl kernel object
+(a view of our ``cl_kernel``) is bound on the first device-array launch (device
+arrays mean pyopencl is loaded already: its memory pool made them). Anything
+else (numpy arguments, aliasing, bad values, kernels with asserts or prints)
+falls back to the kernel's fully checked path.
 
 The synchronous numpy case (every pointer argument a C-contiguous numpy array,
-no written array overlapping another argument) has its own generated branch:
-wrap each array zero-copy (``Device.wrap_host``), set arguments, enqueue, then
-make written arrays visible (``Device.write_back``: a blocking map/unmap on
-shared memory) or, if nothing is written, wait for the queue.
+no written array overlapping another argument) has its own generated branch
+that calls OpenCL through :mod:`~kdsl.runtime.opencl.clapi` (ctypes), so the
+first launch of a new process never imports pyopencl: wrap each array
+zero-copy (``Device.wrap_host_handle``), set arguments (``clSetKernelArg`` with
+``struct``-packed bytes), enqueue, then make written arrays visible
+(``Device.write_back_handle``: a blocking map/unmap on shared memory) or, if
+nothing is written, wait for the queue; the wrapping buffers are released.
+Kernels with only scalar parameters enqueue through clapi too (asynchronous).
 """
 
 from __future__ import annotations
 
+import ctypes
 import struct
+import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import pyopencl._cl as _cl
 
 from kdsl.ir.types import ScalarType
 from kdsl.runtime.device_array import DeviceArray
+from kdsl.runtime.opencl import clapi
 
 Launch = Callable[[tuple[int, int, int], Sequence[Any]], None]
 
 # what pyopencl's _set_arg_buf_pack_multi packs natively (native sizes: 'l' is 64-bit on LP64)
 _PACKABLE = set("bBhHiIlLfd")
+_MEM_SIZE = ctypes.sizeof(ctypes.c_void_p)
+# Where the numpy branch looks for an imported pyopencl (tests replace it to force the clapi variant).
+MODULES: dict[str, Any] = sys.modules
+_PACK_ERRORS = (struct.error, RuntimeError, TypeError, ValueError, OverflowError)
 
 
 def pack_char(t: ScalarType) -> str | None:
@@ -49,7 +62,9 @@ def pack_char(t: ScalarType) -> str | None:
 
 
 def make_fast_launch(
-    kernel: Any,
+    kernel_handle: int,
+    kernel_name: str,
+    bind_pyopencl: Callable[[], Any],
     device: Any,
     num_threads: int,
     params: Sequence[tuple[str, bool, Callable[[Any], Any] | None, ScalarType | None]],
@@ -57,6 +72,10 @@ def make_fast_launch(
     last: list[Any],
 ) -> Launch | None:
     """Generate the launch function, or None if some parameter cannot take the fast path.
+
+    ``kernel_handle`` is the ``cl_kernel`` the numpy branch sets arguments on
+    through clapi; ``bind_pyopencl()`` returns the pyopencl view of the same
+    kernel, asked on the first device-array launch.
 
     ``last[0]`` holds the arguments the kernel object currently has set by the
     device-array branch (buffers, offsets, non-float scalars): a launch with
@@ -66,21 +85,55 @@ def make_fast_launch(
     buffers in ``last[0]`` stay referenced until the next launch with other
     arguments (pooled memory is kept by the pool anyway).
     """
-    if not hasattr(kernel, "_set_arg_multi") or not hasattr(kernel, "_set_arg_buf_pack_multi"):
-        return None
-    ns: dict[str, Any] = {
-        "_DA": DeviceArray, "_slow": slow, "_setm": kernel._set_arg_multi,
-        "_pack": kernel._set_arg_buf_pack_multi, "_enq": _cl.enqueue_nd_range_kernel,
-        "_q": device.queue, "_k": kernel, "_L": (num_threads, 1, 1),
-        "_ND": np.ndarray, "_may": np.may_share_memory, "_wrap": device.wrap_host, "_back": device.write_back,
-        "_fin": device.queue.finish, "_last": last,
-    }
+    api = clapi.lib()
+    ns: dict[str, Any] = _Namespace(
+        {
+            "_DA": DeviceArray,
+            "_slow": slow,
+            "_last": last,
+            "_ND": np.ndarray,
+            "_may": np.may_share_memory,
+            # device-array branch (pyopencl; bound by _bind on first use)
+            "_k": None,
+            "_setm": None,
+            "_pack": None,
+            "_enq": None,
+            "_q": None,
+            "_CLE": (),
+            "_try": True,
+            "_lock": threading.Lock(),
+            "_mods": MODULES,
+            "_pwrap": device.wrap_host,
+            "_pback": device.write_back,
+            # numpy and scalar-only branches (clapi)
+            "_kh": kernel_handle,
+            "_qh": device.queue_handle,
+            "_set": api.clSetKernelArg,
+            "_enqc": api.clEnqueueNDRangeKernel,
+            "_rel": api.clReleaseMemObject,
+            "_wrap": device.wrap_host_handle,
+            "_back": device.write_back_handle,
+            "_fin": device.synchronize,
+            "_G": struct.Struct("3N").pack,
+            "_LB": struct.pack("3N", num_threads, 1, 1),
+            "_P": struct.Struct("P").pack,
+            "_Z": bytes(8),
+            "_PE": _PACK_ERRORS,
+            "_L": (num_threads, 1, 1),
+        }
+    )
+
+    _add_bindings(ns, device, bind_pyopencl, kernel_name)
+    device.register_launch(ns)
     names = [f"a{i}" for i in range(len(params))]
     ptrs: list[tuple[int, bool]] = []
     bufs: list[str] = []  # (slot, buffer variable) pairs for _set_arg_multi
     packs: list[str] = []  # (slot, struct char, value) triples for _set_arg_buf_pack_multi
     float_packs: list[str] = []  # the float scalars among them
     key: list[str] = []  # what identifies the arguments set by the device-array branch
+    csets: list[str] = []  # the clapi branch: one clSetKernelArg call per OpenCL argument
+    cbufs: list[str] = []  # ... of which the buffers (new every launch); the rest only when changed
+    cpacks: list[str] = []  # ... and the struct packing of its scalars (before any buffer exists)
     slot = 0
     for i, (_, written, bind, stype) in enumerate(params):
         if bind is None:
@@ -88,6 +141,8 @@ def make_fast_launch(
             bufs += [str(slot), f"b{i}"]
             packs += [str(slot + 1), "b'L'", f"@OFF{i}@"]
             key += [f"b{i}", f"a{i}.offset"]
+            cbufs.append(f"_set(_kh, {slot}, {_MEM_SIZE}, _P(b{i}))")
+            csets += [cbufs[-1], f"_set(_kh, {slot + 1}, 8, _Z)"]
             slot += 2
             continue
         assert stype is not None
@@ -99,6 +154,9 @@ def make_fast_launch(
             ns[f"_cv{i}"] = bind
             expr = f"_cv{i}(a{i})"
         packs += [str(slot), repr(ch.encode()), expr]
+        ns[f"_pk{i}"] = struct.Struct(ch).pack
+        cpacks.append(f"s{i} = _pk{i}({expr})")
+        csets.append(f"_set(_kh, {slot}, {struct.calcsize(ch)}, s{i})")
         if ch in "fd":
             float_packs += [str(slot), repr(ch.encode()), expr]
         else:
@@ -111,7 +169,19 @@ def make_fast_launch(
         "    except ValueError:",
         "        return _slow(grid, args)",
     ]
-    enqueue = f"    _enq(_q, _k, (grid[0] * {num_threads}, grid[1], grid[2]), _L, None, None, False, True)"
+    enqueue = [
+        "    try:",
+        f"        _enq(_q, _k, (grid[0] * {num_threads}, grid[1], grid[2]), _L, None, None, False, True)",
+        "    except _CLE as e:",
+        "        _pyfail(e)",
+    ]
+    cenqueue = [
+        f"    st = _enqc(_qh, _kh, 3, None, _G(grid[0] * {num_threads}, grid[1], grid[2]), _LB, 0, None, None)",
+        "    if st:",
+        "        _fail('clEnqueueNDRangeKernel', st)",
+    ]
+    cpack_lines = ["    try:", *(f"        {c}" for c in cpacks), "    except _PE:", "        return _slow(grid, args)"]
+    cset_lines = [f"    if {' or '.join(csets)}:", "        return _slow(grid, args)"] if csets else []
 
     def pack_lines(device_arrays: bool, which: list[str] = packs) -> list[str]:
         if not which:
@@ -125,12 +195,14 @@ def make_fast_launch(
             "    except (RuntimeError, TypeError, ValueError, OverflowError):",
             "        return _slow(grid, args)",
         ]
-    if not ptrs:
-        lines += ["    _last[0] = None", *pack_lines(False), enqueue, "    return None"]
+
+    if not ptrs:  # scalars only: clapi, asynchronous
+        lines += ["    _last[0] = None", *(cpack_lines if cpacks else []), *cset_lines, *cenqueue, "    return None"]
         return _finish(lines, ns)
     # device arrays: asynchronous
     lines.append(f"    if {' and '.join(f'type(a{i}) is _DA' for i, _ in ptrs)}:")
-    body = ["    " + "; ".join(f"b{i} = a{i}.buffer" for i, _ in ptrs)]
+    body = ["    if _k is None and not _bind():", "        return _slow(grid, args)"]
+    body += ["    " + "; ".join(f"b{i} = a{i}.buffer" for i, _ in ptrs)]
     alias = [f"b{w} is b{o}" for w, wr in ptrs if wr for o, _ in ptrs if o != w]
     if alias:
         body += [f"    if {' or '.join(alias)}:", "        return _slow(grid, args)"]
@@ -138,22 +210,96 @@ def make_fast_launch(
     body += ["    " + ln for ln in [*pack_lines(True), f"    _setm(({', '.join(bufs)},))", "    _last[0] = key"]]
     if float_packs:
         body += ["    else:", *("    " + ln for ln in pack_lines(True, float_packs))]
-    body += [enqueue, "    return None"]
+    body += [*enqueue, "    return None"]
     lines += ["    " + ln for ln in body]
-    # numpy arrays: zero-copy wrap, synchronous
+    py_numpy = [*pack_lines(False), f"    _setm(({', '.join(bufs)},))", *enqueue]
+    # numpy branch via clapi: offsets (0) and scalars persist on the kernel; set them only when they changed
+    ckey = "('c', " + "".join(f"s{i}, " for i, (_, _, b, _) in enumerate(params) if b is not None) + ")"
+    fixed = [c for c in csets if c not in cbufs]
+    cset_lines = [f"    if {ckey} != _last[0]:", "        _last[0] = None"]
+    if fixed:
+        cset_lines += [f"        if {' or '.join(fixed)}:", "            return _slow(grid, args)"]
+    cset_lines += [f"        _last[0] = {ckey}", f"    if {' or '.join(cbufs)}:", "        return _slow(grid, args)"]
+    lines += _numpy_branch(ptrs, cpack_lines if cpacks else [], cset_lines, cenqueue, py_numpy)
+    lines.append("    return _slow(grid, args)")
+    return _finish(lines, ns)
+
+
+def _add_bindings(ns: dict[str, Any], device: Any, bind_pyopencl: Callable[[], Any], kernel_name: str) -> None:
+    """``_bind`` (the device-array branch's late binding to pyopencl) and the fault reporters."""
+
+    def _bind() -> bool:
+        """Bind the device-array branch to pyopencl's view of the kernel; False if it lacks the setters."""
+        k = bind_pyopencl()
+        if not hasattr(k, "_set_arg_multi") or not hasattr(k, "_set_arg_buf_pack_multi"):
+            ns["_try"] = False
+            return False
+        import pyopencl._cl as _cl
+
+        ns.update(
+            _k=k,
+            _setm=k._set_arg_multi,
+            _pack=k._set_arg_buf_pack_multi,
+            _enq=_cl.enqueue_nd_range_kernel,
+            _q=device.queue,
+            _CLE=_cl.Error,
+        )
+        return True
+
+    def _fail(function: str, status: int) -> None:
+        device.fault(function, status, kernel_name)
+
+    def _pyfail(e: Any) -> None:
+        device.fault(str(e.routine), int(e.code), kernel_name)
+
+    ns["_bind"], ns["_fail"], ns["_pyfail"] = _bind, _fail, _pyfail
+
+
+class _Namespace(dict[str, Any]):
+    """The generated function's globals (a dict subclass, so the device can hold it weakly)."""
+
+
+def _numpy_branch(
+    ptrs: list[tuple[int, bool]],
+    cpack_lines: list[str],
+    cset_lines: list[str],
+    cenqueue: list[str],
+    py_numpy: list[str],
+) -> list[str]:
+    """The synchronous numpy branch: wrap zero-copy, launch, make writes visible.
+
+    Two variants. While pyopencl is not imported (a warm start, a numpy-only
+    process): clapi -- wrap, set arguments, enqueue, write back, release. Once
+    pyopencl is loaded anyway (device arrays were used), its calls, which make
+    fewer Python-to-C transitions per launch (one ``_set_arg_multi`` for every
+    buffer, buffers created and released inside one call each).
+    """
     cond = " and ".join(f"type(a{i}) is _ND and a{i}.flags.c_contiguous" for i, _ in ptrs)
     overlap = [f"_may(a{w}, a{o})" for w, wr in ptrs if wr for o, _ in ptrs if o != w]
     if overlap:
         cond += f" and not ({' or '.join(overlap)})"
-    lines.append(f"    if {cond}:")
-    body = ["    _last[0] = None", "    " + "; ".join(f"b{i} = _wrap(a{i})" for i, _ in ptrs)]
-    body += [*pack_lines(False), f"    _setm(({', '.join(bufs)},))", enqueue]
     written_ptrs = [i for i, wr in ptrs if wr]
-    body += [f"    _back(b{i}, a{i})" for i in written_ptrs] or ["    _fin()"]
+    body = [
+        "    if _k is None and _try and 'pyopencl' in _mods:",
+        "        _bind()",
+        "    if _k is not None:",
+        "        _last[0] = None",
+        "        " + "; ".join(f"b{i} = _pwrap(a{i})" for i, _ in ptrs),
+        *("    " + ln for ln in py_numpy),
+        *([f"        _pback(b{i}, a{i})" for i in written_ptrs] or ["        _fin()"]),
+        "        return None",
+        *cpack_lines,
+    ]
+    body.append("    " + " = ".join(f"b{i}" for i, _ in ptrs) + " = 0")
+    # ctypes releases the GIL in every call: the lock keeps another thread's launch of this
+    # kernel from setting its arguments between ours and our enqueue
+    body += ["    with _lock:", "        try:"]
+    inner = ["    " + "; ".join(f"b{i} = _wrap(a{i})" for i, _ in ptrs), *cset_lines, *cenqueue]
+    inner += [f"    _back(b{i}, a{i})" for i in written_ptrs] or ["    _fin()"]
+    body += ["        " + ln for ln in inner]
+    body += ["        finally:", *(f"            if b{i}: _rel(b{i})" for i, _ in ptrs)]
     body.append("    return None")
-    lines += ["    " + ln for ln in body]
-    lines.append("    return _slow(grid, args)")
-    return _finish(lines, ns)
+    return [f"    if {cond}:", *("    " + ln for ln in body)]
 
 
 def _finish(lines: list[str], ns: dict[str, Any]) -> Launch:

@@ -8,6 +8,10 @@ Launch paths:
 
 * all pointer arguments are device arrays -> the generated fast function
   (``fastlaunch``): set arguments, enqueue, return (asynchronous);
+* all pointer arguments are C-contiguous numpy arrays (no written one
+  overlapping another) -> the same function's numpy branch: wrap zero-copy,
+  launch, make writes visible, synchronously; through clapi while pyopencl is
+  not imported (so a warm start does not pay for it), else through pyopencl;
 * anything else -> :meth:`OpenCLKernel.launch_checked`: numpy arrays are
   wrapped zero-copy (``hostargs``), device arrays passed as (buffer, offset),
   scalars converted with per-parameter binders; the launch is synchronous when
@@ -20,19 +24,21 @@ overlapping views) switches to the aliasing-safe variant, built on first need.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
-import pyopencl as cl
 
 from kdsl.errors import DeviceAssertionError, LaunchError
 from kdsl.ir.core import Location
 from kdsl.ir.types import ScalarType, parse_type
 from kdsl.runtime.device_array import DeviceArray
 from kdsl.runtime.hostmem import device_aliased
-from kdsl.runtime.opencl.device import Device
+from kdsl.runtime.opencl import clapi
+from kdsl.runtime.opencl.device import Device, pyopencl
 from kdsl.runtime.opencl.fastlaunch import make_fast_launch
 from kdsl.runtime.opencl.hostargs import bind_arrays, host_view
 from kdsl.runtime.opencl.stdout import capture_stdout
@@ -69,10 +75,12 @@ def scalar_binder(t: ScalarType, name: str) -> Callable[[Any], Any]:
     if t.name == "f16":
         return lambda v: np.float32(np.float16(v))
     if t.name == "bf16":
+
         def bf16(v: Any) -> Any:
             bits = int(np.float32(v).view(np.uint32))
             bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
             return np.uint32(bits).view(np.float32)
+
         return bf16
     conv = t.np_dtype.type
 
@@ -106,7 +114,7 @@ class OpenCLKernel:
     def __init__(
         self,
         device: Device,
-        program: Any,
+        program: int,
         info: KernelInfo,
         source: str,
         rebuild_safe: Callable[[], str],
@@ -115,7 +123,7 @@ class OpenCLKernel:
         cache_files: dict[str, bytes] | None = None,
     ) -> None:
         self.device = device
-        self.program = program
+        self.program_handle = program  # a cl_program owned by the device's program cache
         self.info = info
         self.source = source
         self.stages = stages  # CompiledStages when compiled in this process (None when loaded)
@@ -123,7 +131,8 @@ class OpenCLKernel:
         self._safe: Any = None
         self.cache_meta = dict(cache_meta or {})
         self.cache_files = dict(cache_files or {})
-        self.kernel = cl.Kernel(program, info.kernel_name)  # once: program.name builds anew each time
+        self.kernel_handle = clapi.create_kernel(program, info.kernel_name)
+        weakref.finalize(self, clapi.release, "Kernel", self.kernel_handle).atexit = False
         self.kernel_name = info.kernel_name
         self.num_threads = info.num_threads
         self.asserts = tuple(info.asserts)
@@ -132,9 +141,27 @@ class OpenCLKernel:
         self._last_args: list[Any] = [None]  # what the fast path last set on self.kernel
         fast = None
         if not self.asserts and not self.prints:
-            fast = make_fast_launch(self.kernel, device, self.num_threads, self.params, self.launch_checked,
-                                    self._last_args)
+            fast = make_fast_launch(
+                self.kernel_handle,
+                self.kernel_name,
+                lambda: self.kernel,
+                device,
+                self.num_threads,
+                self.params,
+                self.launch_checked,
+                self._last_args,
+            )
         self.launch = fast or self.launch_checked  # type: ignore[method-assign,assignment]
+
+    @cached_property
+    def kernel(self) -> Any:
+        """The ``pyopencl.Kernel`` view of our ``cl_kernel`` (once: ``program.name`` builds anew each time)."""
+        return pyopencl().Kernel.from_int_ptr(self.kernel_handle, retain=True)
+
+    @property
+    def program(self) -> Any:
+        """The ``pyopencl.Program`` view of the built program."""
+        return pyopencl().Program.from_int_ptr(self.program_handle, retain=True)
 
     def launch(self, grid: tuple[int, int, int], args: Sequence[Any]) -> None:  # replaced per instance
         self.launch_checked(grid, args)
@@ -155,8 +182,7 @@ class OpenCLKernel:
                 continue
             if isinstance(v, DeviceArray):
                 if v.device is not dev:
-                    raise LaunchError(f"device array lives on another device ({v.device.name})", name,
-                                      self.kernel_name)
+                    raise LaunchError(f"device array lives on another device ({v.device.name})", name, self.kernel_name)
                 values.extend((v.buffer, np.uint64(v.offset)))
                 on_device.append((v, written))
                 continue
@@ -170,14 +196,18 @@ class OpenCLKernel:
         status = None
         if self.asserts:
             status = dev.scratch(4)
-            cl.enqueue_fill_buffer(dev.queue, status, np.zeros(1, np.int32), 0, 4)
+            pyopencl().enqueue_fill_buffer(dev.queue, status, np.zeros(1, np.int32), 0, 4)
             values.append(status)
         kernel.set_args(*values)
         nt = self.num_threads
+        cl = pyopencl()
         with capture_stdout(self.prints, dev):
-            cl.enqueue_nd_range_kernel(dev.queue, kernel, (grid[0] * nt, grid[1], grid[2]), (nt, 1, 1))
-            for buf, host in back:
-                dev.write_back(buf, host)
+            try:
+                cl.enqueue_nd_range_kernel(dev.queue, kernel, (grid[0] * nt, grid[1], grid[2]), (nt, 1, 1))
+                for buf, host in back:
+                    dev.write_back(buf, host)
+            except cl.Error as e:  # a driver fault: a kdsl error naming the kernel; the queue is replaced
+                dev.fault(str(e.routine), int(e.code), self.kernel_name)
             if arrays and not back:
                 dev.synchronize()  # numpy arguments: the launch is synchronous
         if status is not None:
@@ -187,12 +217,13 @@ class OpenCLKernel:
         """The variant for aliased arguments (every load before the next store), built on first need."""
         if self._safe is None:
             self.safe_source = self._rebuild_safe()
-            self._safe = cl.Kernel(self.device.build(self.safe_source), self.kernel_name)
+            handle = clapi.create_kernel(self.device.build(self.safe_source), self.kernel_name)
+            self._safe = pyopencl().Kernel.from_int_ptr(handle, retain=False)  # pyopencl releases it
         return self._safe
 
     def _check_status(self, status: Any) -> None:
         out = np.zeros(1, np.int32)
-        cl.enqueue_copy(self.device.queue, out, status, is_blocking=True)
+        pyopencl().enqueue_copy(self.device.queue, out, status, is_blocking=True)
         self.device.release(status)
         aid = int(out[0])
         if aid == 0:
@@ -204,8 +235,7 @@ class OpenCLKernel:
 
     # --- disk cache ---------------------------------------------------------------
     def program_binary(self) -> bytes:
-        binaries = self.program.get_info(cl.program_info.BINARIES)
-        return bytes(binaries[0])
+        return clapi.program_binary(self.program_handle)
 
     def artifacts(self) -> tuple[dict[str, bytes], dict[str, Any]]:
         """Disk-cache stages: work-item IR, OpenCL C, the driver's program binary; metadata for ``load``."""
