@@ -117,7 +117,7 @@ def _attr_ok(value: object, kind: object) -> bool:
         return False
     if Type in kinds and isinstance(value, Type):
         return True
-    return isinstance(value, kinds)  # type: ignore[arg-type]
+    return isinstance(value, kinds)  # type: ignore[arg-type, unused-ignore]
 
 
 def _arity_text(lo: int, hi: int | None) -> str:

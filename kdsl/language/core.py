@@ -174,8 +174,8 @@ class constexpr:
     __rlshift__ = _cx_binop(operator.lshift, True)
     __rshift__ = _cx_binop(operator.rshift)
     __rrshift__ = _cx_binop(operator.rshift, True)
-    __eq__ = _cx_binop(operator.eq)  # type: ignore[assignment]
-    __ne__ = _cx_binop(operator.ne)  # type: ignore[assignment]
+    __eq__ = _cx_binop(operator.eq)  # type: ignore[assignment, unused-ignore]
+    __ne__ = _cx_binop(operator.ne)  # type: ignore[assignment, unused-ignore]
     __lt__ = _cx_binop(operator.lt)
     __le__ = _cx_binop(operator.le)
     __gt__ = _cx_binop(operator.gt)
@@ -304,8 +304,8 @@ class tensor:
     __rlshift__ = _binop("lshift", True)
     __rshift__ = _binop("rshift")
     __rrshift__ = _binop("rshift", True)
-    __eq__ = _binop("eq")  # type: ignore[assignment]
-    __ne__ = _binop("ne")  # type: ignore[assignment]
+    __eq__ = _binop("eq")  # type: ignore[assignment, unused-ignore]
+    __ne__ = _binop("ne")  # type: ignore[assignment, unused-ignore]
     __lt__ = _binop("lt")
     __le__ = _binop("le")
     __gt__ = _binop("gt")
