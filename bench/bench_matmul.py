@@ -8,8 +8,16 @@ environment as it is: this machine sets ``OPENBLAS_CORETYPE``/``OPENBLAS_L2_SIZE
 which select a slower OpenBLAS kernel; ``--numpy-best`` also times numpy in a
 child process with both unset (its best kernel, the issue's reference).
 
+``--handwritten`` adds same-run baselines on PoCL (``bench/handwritten/``): the
+hand-written register-blocked kernel of ``/work/shared/PLATFORM.md`` (``sgemm.cl``)
+and CLBlast (``libclblast1``; skipped with the reason when absent, or with
+``--no-clblast``). The FMA peak (``peak.cl`` on PoCL) is measured in every run
+with OpenCL. Each kdsl row is then checked against the issue's goals: >= 0.9x
+numpy's best kernel (``--numpy-best``; else numpy in-process), >= 60% of the FMA
+peak and >= 20x CLBlast.
+
 Usage: python bench/bench_matmul.py [--quick] [--sizes 256 512] [--backends opencl cpu]
-       [--blocks 64 64 32] [--numpy-best] [--no-softmax]
+       [--blocks 64 64 32] [--numpy-best] [--handwritten] [--no-clblast] [--no-softmax]
        [--fastest] [--repeat-scale K]
 """
 
@@ -21,11 +29,14 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "handwritten"))
+import baselines
 
 import kdsl
 from kdsl.ops.matmul import matmul
@@ -59,9 +70,18 @@ def numpy_best(n: int, repeats: int) -> float:
     return float(out.stdout.strip())
 
 
-def bench_matmul(sizes: list[int], backends: list[str], blocks: tuple[int, int, int] | None,
-                 best: bool) -> list[dict[str, Any]]:
-    rows = []
+GOALS = (("numpy", 0.9), ("peak", 0.6), ("clblast", 20.0))  # kdsl >= factor x reference
+
+
+def bench_matmul(
+    sizes: list[int],
+    backends: list[str],
+    blocks: tuple[int, int, int] | None,
+    best: bool,
+    hand: bool,
+    clb: bool,
+    peak: bool,
+) -> Iterator[dict[str, Any]]:
     for n in sizes:
         rng = np.random.default_rng(0)
         a = rng.standard_normal((n, n), dtype=np.float32)
@@ -73,14 +93,19 @@ def bench_matmul(sizes: list[int], backends: list[str], blocks: tuple[int, int, 
         if best:
             row["numpy_best"] = numpy_best(n, rep)
         ref = a.astype(np.float64) @ b.astype(np.float64)
+        if peak:  # per row: the machine is shared, so the peak is re-measured next to each size
+            row["peak"] = baselines.fma_peak()
+        if hand:
+            row["hand"], row["hand_cfg"] = baselines.handwritten(a, b, ref, rep * REPEAT_SCALE)
+        if clb:  # ~10-15 GFLOP/s: one timed call at 2048 and up
+            row["clblast"] = baselines.clblast(a, b, ref, 1 if n >= 2048 else 2)
         for be in backends:
             with kdsl.backend(be):
                 c = matmul(a, b, blocks=blocks)
                 err = float(np.abs(c - ref).max() / (np.abs(ref).max() + 1e-30))
                 row[be] = flop / seconds(partial(matmul, a, b, blocks=blocks), rep) / 1e9
                 row[be + "_err"] = err
-        rows.append(row)
-    return rows
+        yield row  # printed as soon as it is measured
 
 
 def bench_softmax(backends: list[str], rows_: int = 4096, cols: int = 4096) -> dict[str, float]:
@@ -108,6 +133,8 @@ def main() -> None:
     ap.add_argument("--backends", nargs="*", default=["opencl", "cpu"])
     ap.add_argument("--blocks", type=int, nargs=3, help="BLOCK_M BLOCK_N BLOCK_K (default: the op's choice)")
     ap.add_argument("--numpy-best", action="store_true", help="also time numpy with OPENBLAS_* unset (child)")
+    ap.add_argument("--handwritten", action="store_true", help="hand-written OpenCL SGEMM + CLBlast rows (PoCL)")
+    ap.add_argument("--no-clblast", action="store_true", help="with --handwritten: skip CLBlast")
     ap.add_argument("--no-softmax", action="store_true")
     ap.add_argument("--fastest", action="store_true", help="report the fastest repeat instead of the median")
     ap.add_argument("--repeat-scale", type=int, default=1, help="multiply the number of repeats")
@@ -118,21 +145,54 @@ def main() -> None:
     sizes = args.sizes or ([256, 512] if args.quick else [256, 512, 1024, 2048])
     backends = [b for b in args.backends if b in kdsl.available_backends()]
     blocks: tuple[int, int, int] | None = (args.blocks[0], args.blocks[1], args.blocks[2]) if args.blocks else None
-    print(f"numpy in-process env: OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')!r} "
-          f"OPENBLAS_L2_SIZE={os.environ.get('OPENBLAS_L2_SIZE')!r}")
-    head = f"{'n':>6} {'numpy':>8}" + (f" {'np-best':>8}" if args.numpy_best else "")
+    print(
+        f"numpy in-process env: OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')!r} "
+        f"OPENBLAS_L2_SIZE={os.environ.get('OPENBLAS_L2_SIZE')!r}"
+    )
+    peak = "opencl" in kdsl.available_backends()
+    print("fp32 FMA peak: peak.cl on PoCL, next to each size" if peak else "fp32 FMA peak: not measured (no PoCL)")
+    hand = args.handwritten and "opencl" in kdsl.available_backends()
+    clb = hand and not args.no_clblast
+    if clb:
+        clb, why = baselines.clblast_available()
+        if not clb:
+            print(f"CLBlast row skipped: {why}")
+    elif args.handwritten:
+        print("CLBlast row skipped: " + ("--no-clblast" if hand else "no PoCL device"))
+    cols = [("numpy", "numpy")] + ([("numpy_best", "np-best")] if args.numpy_best else [])
+    cols += [("peak", "peak")] if peak else []
+    cols += ([("hand", "hand")] if hand else []) + ([("clblast", "clblast")] if clb else [])
+    head = f"{'n':>6}" + "".join(f" {h:>8}" for _, h in cols)
     head += "".join(f" {be:>8} {'ratio':>6} {'relerr':>8}" for be in backends)
-    print("matmul fp32, GFLOP/s (ratio = kdsl / numpy in-process)")
+    ref_name = "numpy_best" if args.numpy_best else "numpy"
+    print(f"matmul fp32, GFLOP/s (ratio = kdsl / {'numpy best kernel' if args.numpy_best else 'numpy in-process'})")
     print(head)
-    for r in bench_matmul(sizes, backends, blocks, args.numpy_best):
-        line = f"{r['n']:>6} {r['numpy']:>8.1f}" + (f" {r['numpy_best']:>8.1f}" if args.numpy_best else "")
-        line += "".join(f" {r[be]:>8.1f} {r[be] / r['numpy']:>6.2f} {r[be + '_err']:>8.1e}" for be in backends)
-        print(line, flush=True)
+    rows = []
+    for r in bench_matmul(sizes, backends, blocks, args.numpy_best, hand, clb, peak):
+        rows.append(r)
+        line = f"{r['n']:>6}" + "".join(f" {r[k]:>8.1f}" for k, _ in cols)
+        line += "".join(f" {r[be]:>8.1f} {r[be] / r[ref_name]:>6.2f} {r[be + '_err']:>8.1e}" for be in backends)
+        print(line + (f"   (hand: {r['hand_cfg']})" if hand else ""), flush=True)
+    refs = {"numpy": ref_name, "peak": "peak", "clblast": "clblast"}
+    print("goals: kdsl >= 0.9x numpy" + (" best" if args.numpy_best else "") + ", >= 60% FMA peak, >= 20x CLBlast")
+    for r in rows:
+        for be in backends:
+            parts = []
+            for goal, factor in GOALS:
+                base = r.get(refs[goal])
+                if not base:
+                    parts.append(f"{goal}: n/a")
+                    continue
+                x = r[be] / base
+                parts.append(f"{goal}: {x:.2f}x {'PASS' if x >= factor else 'FAIL'}")
+            print(f"  n={r['n']:<5} {be:<7} " + " | ".join(parts))
     if not args.no_softmax:
         s = bench_softmax(backends)
         print("softmax 4096x4096 fp32, effective GB/s (read + write)")
-        print(f"  copy {s['copy']:.1f}  numpy {s['numpy']:.1f}  "
-              + "  ".join(f"{be} {s[be]:.1f} ({s[be] / s['copy']:.0%} of copy)" for be in backends))
+        print(
+            f"  copy {s['copy']:.1f}  numpy {s['numpy']:.1f}  "
+            + "  ".join(f"{be} {s[be]:.1f} ({s[be] / s['copy']:.0%} of copy)" for be in backends)
+        )
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ each combination compiles to straight-line code with no dead branches:
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ import kdsl.language as kl
 from kdsl.ops._common import Array, empty, is_device, launch, pow2, strides
 from kdsl.ops.elementwise import ACTIVATIONS, activate, activation_ref
 from kdsl.runtime.backends import current_backend_name
+from kdsl.target import target_for
 
 
 @kdsl.kernel
@@ -91,25 +93,46 @@ def _default_out_dtype(a: Array, b: Array, scale: Array | None) -> Any:
     return np.float32
 
 
-# Largest tile per backend. Where the dot operands are block-copied into private arrays feeding
-# the register-blocked ``wi.mma`` (opencl, cpu), 128 x 128 output tiles halve the operand traffic
-# of 64 x 64 ones (A is re-read N / BLOCK_N times, B M / BLOCK_M times) and a K block of 256
-# amortises loading and storing each accumulator block around a K step: measured best of the
-# 64..128 x 64..128 x 32..256 grid at 512-2048 on both (docs/OPTIMIZER.md). The scalar Vulkan
-# path keeps small private arrays.
-_MAX_BLOCKS = {"opencl": (128, 128, 256), "cpu": (128, 128, 256)}
+# Backends whose lowering turns ``kl.dot`` into the register-blocked ``wi.mma`` on block-copied
+# private tiles (A row-major, B packed panel-major: kdsl/codegen/packing.py). Their defaults are
+# derived from the target description (:func:`kdsl.target.target_for`) by :func:`_mma_plan`; the
+# scalar Vulkan path keeps small private arrays.
+_MMA_BACKENDS = ("opencl", "cpu")
 _DEFAULT_MAX_BLOCKS = (64, 64, 32)
+
+
+@cache
+def _mma_plan(backend: str) -> tuple[tuple[int, int, int], tuple[tuple[str, int], ...]]:
+    """(largest ``(BLOCK_M, BLOCK_N, BLOCK_K)``, lowering options) for ``backend``.
+
+    Micro-kernel (``wi.mma``): half the vector registers hold accumulators as ``rows x 4``
+    vectors (4 x 64 fp32 on AVX-512: 16 zmm, 4 vector loads of B + 4 broadcasts of A per
+    16 FMAs), leaving registers for the B vectors and the broadcast. ``BLOCK_K`` makes the
+    ``BLOCK_K x 4 vectors`` panel of B 32 KiB (128 x 64 fp32), so it stays in a 48 KiB L1
+    while every row block streams over it (B is packed panel-major for that). Tiles are
+    256 x 256 on 32-register CPUs: each A and B element is copied once per 256 columns / rows
+    of C (half the copies of 128 x 128: 1.1-1.2x at 2048 in one A/B run on both backends,
+    docs/OPTIMIZER.md); the private tiles (2 x 128 KiB operands + 256 KiB C) stay in L2.
+    """
+    t = target_for(backend)
+    lanes = max(1, t.simd_bytes // 4)
+    rows = max(1, t.registers // 8)
+    block_n = 4 * lanes
+    block_k = max(16, (32 * 1024) // (block_n * 4))
+    big = t.kind == "cpu" and t.registers >= 32
+    blocks = (256, 256, block_k) if big else (128, 128, block_k)
+    return blocks, (("lower.dot_block_m", rows), ("lower.dot_block_n", block_n))
 
 
 def default_blocks(m: int, n: int, k: int, backend: str = "") -> tuple[int, int, int]:
     """``(BLOCK_M, BLOCK_N, BLOCK_K)`` for an ``m x n x k`` product on ``backend``.
 
     Each is the matrix extent rounded up to a power of two, at least 16 and at most the
-    backend's maximum (:data:`_MAX_BLOCKS`); then the larger output side is halved while the
-    grid would have fewer than two programs: PoCL runs work-groups on two compute units and
-    the cpu backend splits the grid over two threads.
+    backend's maximum (:func:`_mma_plan`); then the larger output side is halved while the
+    grid would have fewer than two programs (PoCL runs work-groups on two compute units,
+    the cpu backend splits the grid over two threads).
     """
-    hm, hn, hk = _MAX_BLOCKS.get(backend, _DEFAULT_MAX_BLOCKS)
+    hm, hn, hk = _mma_plan(backend)[0] if backend in _MMA_BACKENDS else _DEFAULT_MAX_BLOCKS
     bm, bn, bk = pow2(m, lo=16, hi=hm), pow2(n, lo=16, hi=hn), pow2(k, lo=16, hi=hk)
     while kdsl.cdiv(m, bm) * kdsl.cdiv(n, bn) < 2 and max(bm, bn) > 16:
         if bm >= bn:
@@ -117,6 +140,11 @@ def default_blocks(m: int, n: int, k: int, backend: str = "") -> tuple[int, int,
         else:
             bn //= 2
     return bm, bn, bk
+
+
+def default_options(backend: str) -> dict[str, Any]:
+    """Launch options the op passes on ``backend``: the micro-kernel's register blocking."""
+    return dict(_mma_plan(backend)[1]) if backend in _MMA_BACKENDS else {}
 
 
 def matmul(
@@ -129,6 +157,7 @@ def matmul(
     out_dtype: Any = None,
     blocks: tuple[int, int, int] | None = None,
     group_m: int = 8,
+    options: dict[str, Any] | None = None,
 ) -> Array:
     """``act(a @ (b * scale) + bias) + residual`` for 2-D ``a``/``b``, or batched 3-D.
 
@@ -136,6 +165,8 @@ def matmul(
     is shared by every batch). Types: f32@f32, f16@f16 (f32 accumulation),
     i8@i8 (i32 accumulation, i32 result), f32|f16 @ i8 with ``scale`` (N,)
     (weight-only quantisation). ``residual`` has the output's shape.
+    ``options``: extra launch options (e.g. ``{"lower.dot_block_m": 8}``) over the
+    backend's defaults (:func:`default_options`).
     """
     if activation not in ACTIVATIONS:
         raise ValueError(f"unknown activation {activation!r}; choose from {ACTIVATIONS}")
@@ -166,6 +197,7 @@ def matmul(
         M, N, K, *sa3, *sb3, *sc3,
         BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group_m, ACTIVATION=activation,
         HAS_BIAS=bias is not None, HAS_SCALE=scale is not None, HAS_RESIDUAL=residual is not None, ACC_INT=int_acc,
+        **{**default_options(backend), **(options or {})},
     )  # fmt: skip
     return c
 

@@ -4,11 +4,13 @@ A valid full row moves as ``<VW x T>`` vector loads and stores (``VW`` the
 widest power of two dividing the row that fits this host's vector register);
 a partial row (the edge of a masked tile) moves element by element over its
 valid prefix, and a load fills the rest of the block with ``other``. Rows are
-addressed ``base + r * stride`` in 64 bits.
+addressed ``base + r * stride`` in 64 bits. A load whose array is only the ``b``
+operand of ``wi.mma`` is stored panel-major (:mod:`kdsl.codegen.packing`).
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
@@ -16,6 +18,7 @@ import llvmlite.ir as ir
 from kdsl.codegen.llvm import streaming
 from kdsl.codegen.llvm.dot import loop
 from kdsl.codegen.llvm.types import I32, I64, memref, reg, storage
+from kdsl.codegen.packing import b_panel
 from kdsl.ir.core import Operation, Value
 from kdsl.ir.types import MemRefType, PointerType, ScalarType
 
@@ -55,8 +58,19 @@ class _Block:
         exts = dims[1:] if len(shape) == 2 else dims
         self.er = _extent(fr, exts[0], self.rows) if len(shape) == 2 else ir.Constant(I32, 1)
         self.ec = _extent(fr, exts[-1], self.cols)
-        self.vw = _width(self.cols, self.e.itemsize, fr.vector_bytes)
+        # panel-major private array (the b of a wi.mma only): pw columns per panel
+        self.pw = b_panel(op.operands[0]) if self.load and len(shape) == 2 else 0
+        self.vw = _width(math.gcd(self.cols, self.pw) if self.pw else self.cols, self.e.itemsize, fr.vector_bytes)
         self.align = self.e.itemsize
+
+    def flat(self, row: ir.Value, col: ir.Value) -> ir.Value:
+        """Index of element (row, col) in the private array (row-major or panel-major)."""
+        b = self.fr.b
+        if not self.pw:
+            return b.add(b.mul(row, ir.Constant(I32, self.cols)), col)
+        pw = ir.Constant(I32, self.pw)
+        panel = b.mul(b.udiv(col, pw), ir.Constant(I32, self.rows * self.pw))
+        return b.add(b.add(panel, b.mul(row, pw)), b.urem(col, pw))
 
     def glob(self, row: ir.Value, col: ir.Value) -> ir.Value:
         b = self.fr.b
@@ -71,7 +85,7 @@ class _Block:
     def move(self, row: ir.Value, col: ir.Value, width: int) -> None:
         """``width`` elements at (row, col) from source to destination."""
         b = self.fr.b
-        flat = b.add(b.mul(row, ir.Constant(I32, self.cols)), col)
+        flat = self.flat(row, col)
         src, dst = (self.glob(row, col), self.priv(flat)) if self.load else (self.priv(flat), self.glob(row, col))
         t = storage(self.e) if width == 1 else ir.VectorType(storage(self.e), width)
         value = b.load(src, typ=t, align=self.align)
@@ -101,14 +115,23 @@ def render_block(fr: FuncRenderer, op: Operation) -> None:
                     return []
 
                 loop(fr, ir.Constant(I32, 0), blk.ec, 1, [], one)
-                if blk.load:
+                if blk.load and blk.pw:
+                    _fill_cols(fr, blk, r, blk.ec)
+                elif blk.load:
                     lo = b.add(b.mul(r, ir.Constant(I32, blk.cols)), blk.ec)
                     hi = b.add(b.mul(r, ir.Constant(I32, blk.cols)), ir.Constant(I32, blk.cols))
                     _fill(fr, blk, lo, hi)
         return []
 
     loop(fr, ir.Constant(I32, 0), blk.er, 1, [], row)
-    if blk.load:  # rows past the extent hold ``other``
+    if blk.load and blk.pw:  # rows past the extent hold ``other``
+
+        def past(r: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+            _fill_cols(fr, blk, r, ir.Constant(I32, 0))
+            return []
+
+        loop(fr, blk.er, ir.Constant(I32, blk.rows), 1, [], past)
+    elif blk.load:  # rows past the extent hold ``other``
         _fill(fr, blk, b.mul(blk.er, ir.Constant(I32, blk.cols)), ir.Constant(I32, blk.rows * blk.cols))
 
 
@@ -121,3 +144,14 @@ def _fill(fr: FuncRenderer, blk: _Block, lo: ir.Value, hi: ir.Value) -> None:
         return []
 
     loop(fr, lo, hi, 1, [], body)
+
+
+def _fill_cols(fr: FuncRenderer, blk: _Block, r: ir.Value, lo: ir.Value) -> None:
+    """Columns ``lo..cols`` of row ``r`` hold ``other`` (any layout)."""
+    other = fr.to_mem(blk.e, fr.v(blk.op.operands[2]))
+
+    def body(c: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+        fr.b.store(other, blk.priv(blk.flat(r, c)), align=blk.align)
+        return []
+
+    loop(fr, lo, ir.Constant(I32, blk.cols), 1, [], body)

@@ -161,8 +161,9 @@ def match(op: Operation, vector_bytes: int) -> DotNest | None:
         return None
     if _reads(inner_deps + outer_deps, store.mem, None) or _reads(init_deps, store.mem, iv):
         return None  # the fill loop / k loop would see partly written output
-    nest = DotNest(op, inner, store, store.mem, 0, 0, elem, mul.operands[0], mul.operands[1],
-                   outer_deps, inner_deps, init_deps)
+    nest = DotNest(
+        op, inner, store, store.mem, 0, 0, elem, mul.operands[0], mul.operands[1], outer_deps, inner_deps, init_deps
+    )
     if not _plan_shape(nest, iv, total, vector_bytes):
         return None
     return nest if _classify(nest, iv, kb.args[0]) else None
@@ -174,8 +175,18 @@ def _reads(ops: list[Operation], mem: Value, allowed_index: Value | None) -> boo
 
 
 def _effectful(op: Operation) -> bool:
-    return op.NAME in ("wi.gstore", "wi.store", "wi.block_load", "wi.block_store", "wi.atomic_rmw", "wi.atomic_cas",
-                       "wi.print", "wi.assert", "wi.barrier", "wi.alloc")
+    return op.NAME in (
+        "wi.gstore",
+        "wi.store",
+        "wi.block_load",
+        "wi.block_store",
+        "wi.atomic_rmw",
+        "wi.atomic_cas",
+        "wi.print",
+        "wi.assert",
+        "wi.barrier",
+        "wi.alloc",
+    )
 
 
 def _plan_shape(nest: DotNest, iv: Value, total: int, vector_bytes: int) -> bool:
@@ -291,8 +302,14 @@ def _affine_sum(a: Kind, b: Kind, sign: int) -> Kind | None:
 
 
 # --- rendering -------------------------------------------------------------------------------
-def loop(fr: FuncRenderer, lo: ir.Value, hi: ir.Value, step: int, inits: list[ir.Value],
-         body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]]) -> list[ir.Value]:
+def loop(
+    fr: FuncRenderer,
+    lo: ir.Value,
+    hi: ir.Value,
+    step: int,
+    inits: list[ir.Value],
+    body: Callable[[ir.Value, list[ir.Value]], list[ir.Value]],
+) -> list[ir.Value]:
     """A counted i32 loop ``for iv = lo; iv < hi; iv += step`` carrying ``inits``."""
     b = fr.b
     pre = b.block
@@ -341,7 +358,9 @@ class _Lanes:
     def splat(self, x: ir.Value, e: ScalarType) -> ir.Value:
         vt = self.vec_type(e)
         one = self.b.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(I32, 0))
-        return self.b.shuffle_vector(one, ir.Constant(vt, ir.Undefined), ir.Constant(ir.VectorType(I32, self.nest.vw), None))
+        return self.b.shuffle_vector(
+            one, ir.Constant(vt, ir.Undefined), ir.Constant(ir.VectorType(I32, self.nest.vw), None)
+        )
 
     def as_vec(self, x: Value) -> ir.Value:
         e = x.type
@@ -432,8 +451,9 @@ def _fill(fr: FuncRenderer, nest: DotNest) -> None:
             fr.op(op)
         mt = nest.out.type
         assert isinstance(mt, MemRefType)
-        ptr = fr.b.gep(fr.v(nest.out), [ir.Constant(I64, 0), fr.b.sext(i, I64)], inbounds=True,
-                       source_etype=_memref(mt))
+        ptr = fr.b.gep(
+            fr.v(nest.out), [ir.Constant(I64, 0), fr.b.sext(i, I64)], inbounds=True, source_etype=_memref(mt)
+        )
         fr.b.store(fr.to_mem(mt.element, fr.v(nest.inner.operands[3])), ptr)
         return []
 
@@ -453,8 +473,9 @@ def _row_blocks(fr: FuncRenderer, nest: DotNest, lo: ir.Value, hi: ir.Value, mr:
 
     def out_ptr(row: ir.Value, col: ir.Value) -> ir.Value:
         flat = fr.b.add(fr.b.mul(row, ir.Constant(I32, nest.cols)), col)
-        return fr.b.gep(fr.v(nest.out), [ir.Constant(I64, 0), fr.b.sext(flat, I64)], inbounds=True,
-                        source_etype=_memref(mt))
+        return fr.b.gep(
+            fr.v(nest.out), [ir.Constant(I64, 0), fr.b.sext(flat, I64)], inbounds=True, source_etype=_memref(mt)
+        )
 
     def rows_body(m0: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
         def cols_body(n0: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
@@ -507,142 +528,12 @@ def _mac(fr: FuncRenderer, nest: DotNest, x: ir.Value, y: ir.Value, acc: ir.Valu
 __all__ = ["DotNest", "PointerType", "match", "render"]
 
 
-# --- wi.mma (the lowering's register-blocked dot) ---------------------------------------------
+# --- wi.mma: rendered by kdsl/codegen/llvm/mma.py (same micro-kernel, on private arrays) -----
 def render_mma(fr: FuncRenderer, op: Operation) -> None:
-    """``c += a @ b`` on private arrays (see ``wi.MmaOp``): the same micro-kernel as above.
+    """``c += a @ b`` on private arrays (``wi.MmaOp``): see :mod:`kdsl.codegen.llvm.mma`."""
+    from kdsl.codegen.llvm.mma import render_mma as render  # mma.py imports this module
 
-    Blocks of ``block_m`` rows x ``block_n`` columns of ``c`` stay in vector
-    registers across the whole k loop; each k step loads ``block_n / VW``
-    contiguous vectors of ``b`` (widened to the accumulator type), broadcasts
-    one element of ``a`` per row and does one ``llvm.fmuladd`` per
-    accumulator. ``VW`` is this host's vector width for the accumulator type
-    (the op's ``vector_width`` only guarantees that ``block_n`` splits into
-    vectors; a narrower host width is used when it does not divide).
-    f16/bf16 accumulators take scalar i-k-j loops with exactly rounded fmas.
-    """
-    mma = _Mma(fr, op)
-    if mma.acc_e.name not in ("f32", "f64"):
-        _mma_scalar(fr, op, mma.acc_e)
-        return
-
-    # column panels outer: one k x block_n panel of b stays in L1 while every row block uses it
-    def cols(j0: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
-        loop(fr, ir.Constant(I32, 0), ir.Constant(I32, mma.m), mma.bm, [], lambda i0, _: mma.block(i0, j0))
-        return []
-
-    loop(fr, ir.Constant(I32, 0), ir.Constant(I32, mma.n), mma.bn, [], cols)
-
-
-class _Mma:
-    """Shapes, types and emit helpers of one ``wi.mma``."""
-
-    def __init__(self, fr: FuncRenderer, op: Operation) -> None:
-        self.fr, self.op = fr, op
-        self.m, self.n, self.k = (int(op.attributes[x]) for x in ("m", "n", "k"))
-        self.bm, self.bn = int(op.attributes["block_m"]), int(op.attributes["block_n"])
-        types = [x.type for x in (op.a, op.b, op.c)]
-        assert all(isinstance(t, MemRefType) for t in types)
-        self.a_t, self.b_t, self.c_t = types
-        self.acc_e = _elem(self.c_t)
-        self.a_e, self.b_e = _elem(self.a_t), _elem(self.b_t)
-        vw = max(1, (fr.vector_bytes or 16) // self.acc_e.itemsize)
-        while vw > 1 and self.bn % vw:
-            vw //= 2
-        self.vw, self.nv = vw, self.bn // vw
-        self.vt = ir.VectorType(reg(self.acc_e), vw)
-
-    def ptr(self, mem: Value, t: MemRefType, row: ir.Value, width: int, col: ir.Value) -> ir.Value:
-        b = self.fr.b
-        flat = b.add(b.mul(row, ir.Constant(I32, width)), col)
-        return b.gep(self.fr.v(mem), [ir.Constant(I64, 0), b.sext(flat, I64)], inbounds=True, source_etype=_memref(t))
-
-    def splat(self, x: ir.Value) -> ir.Value:
-        b, vt = self.fr.b, self.vt
-        one = b.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(I32, 0))
-        return b.shuffle_vector(one, ir.Constant(vt, ir.Undefined), ir.Constant(ir.VectorType(I32, self.vw), None))
-
-    def load_a(self, row: ir.Value, kk: ir.Value) -> ir.Value:
-        """a[row, kk] widened to the accumulator type, broadcast to all lanes."""
-        fr, e = self.fr, self.a_e
-        x = fr.from_mem(e, fr.b.load(self.ptr(self.op.a, self.a_t, row, self.k, kk), typ=storage(e), align=e.itemsize))
-        if x.type != reg(self.acc_e):
-            x = fr.b.fpext(x, reg(self.acc_e))
-        return self.splat(x)
-
-    def load_b(self, kk: ir.Value, col: ir.Value) -> ir.Value:
-        """``vw`` contiguous elements of row ``kk`` of b, widened."""
-        b, e, vw = self.fr.b, self.b_e, self.vw
-        p = self.ptr(self.op.b, self.b_t, kk, self.n, col)
-        if e.name == "bf16":  # i16 patterns -> float lanes
-            raw = b.load(p, typ=ir.VectorType(storage(e), vw), align=2)
-            wide = b.shl(b.zext(raw, ir.VectorType(I32, vw)), ir.Constant(ir.VectorType(I32, vw), [16] * vw))
-            x = b.bitcast(wide, ir.VectorType(ir.FloatType(), vw))
-        else:
-            x = b.load(p, typ=ir.VectorType(reg(e), vw), align=e.itemsize)
-        return x if x.type == self.vt else b.fpext(x, self.vt)
-
-    def block(self, i0: ir.Value, j0: ir.Value) -> list[ir.Value]:
-        """One ``bm x bn`` block of c: load, k loop of vector FMAs, store."""
-        fr, vw, nv = self.fr, self.vw, self.nv
-        b = fr.b
-        rows = [b.add(i0, ir.Constant(I32, r)) for r in range(self.bm)]
-        cols = [b.add(j0, ir.Constant(I32, v * vw)) for v in range(nv)]
-        ptrs = [self.ptr(self.op.c, self.c_t, row, self.n, col) for row in rows for col in cols]
-        accs = [b.load(p, typ=self.vt, align=self.acc_e.itemsize) for p in ptrs]
-
-        def step(kk: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
-            bv = [self.load_b(kk, col) for col in cols]
-            out: list[ir.Value] = []
-            for r, row in enumerate(rows):
-                av = self.load_a(row, kk)
-                out.extend(_fmuladd(fr, self.vt, av, bv[v], carried[r * nv + v]) for v in range(nv))
-            return out
-
-        final = loop(fr, ir.Constant(I32, 0), ir.Constant(I32, self.k), 1, accs, step)
-        for p, x in zip(ptrs, final):
-            fr.b.store(x, p, align=self.acc_e.itemsize)
-        return []
-
-
-def _elem(t: object) -> ScalarType:
-    assert isinstance(t, MemRefType) and isinstance(t.element, ScalarType)
-    return t.element
-
-
-def _mma_scalar(fr: FuncRenderer, op: Operation, acc_e: ScalarType) -> None:
-    """Narrow (f16/bf16) accumulators: i-k-j scalar loops, one exactly rounded fma per step."""
-    m, n, k = (int(op.attributes[x]) for x in ("m", "n", "k"))
-    a_t, b_t, c_t = (x.type for x in (op.a, op.b, op.c))
-    assert isinstance(a_t, MemRefType) and isinstance(b_t, MemRefType) and isinstance(c_t, MemRefType)
-
-    def ptr(mem: Value, t: MemRefType, row: ir.Value, width: int, col: ir.Value) -> ir.Value:
-        flat = fr.b.add(fr.b.mul(row, ir.Constant(I32, width)), col)
-        return fr.b.gep(fr.v(mem), [ir.Constant(I64, 0), fr.b.sext(flat, I64)], inbounds=True, source_etype=_memref(t))
-
-    def get(mem: Value, t: MemRefType, row: ir.Value, width: int, col: ir.Value) -> ir.Value:
-        e = t.element
-        assert isinstance(e, ScalarType)
-        x = fr.from_mem(e, fr.b.load(ptr(mem, t, row, width, col), typ=storage(e), align=e.itemsize))
-        return x if e == acc_e else sc._to_float(fr, e, acc_e, x)
-
-    def rows(i: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
-        def ks(kk: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
-            x = get(op.a, a_t, i, k, kk)
-
-            def cols(j: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
-                y = get(op.b, b_t, kk, n, j)
-                pc = ptr(op.c, c_t, i, n, j)
-                c = fr.from_mem(acc_e, fr.b.load(pc, typ=storage(acc_e), align=acc_e.itemsize))
-                fr.b.store(fr.to_mem(acc_e, sc.fma(fr, acc_e, [x, y, c])), pc)
-                return []
-
-            loop(fr, ir.Constant(I32, 0), ir.Constant(I32, n), 1, [], cols)
-            return []
-
-        loop(fr, ir.Constant(I32, 0), ir.Constant(I32, k), 1, [], ks)
-        return []
-
-    loop(fr, ir.Constant(I32, 0), ir.Constant(I32, m), 1, [], rows)
+    render(fr, op)
 
 
 def _fmuladd(fr: FuncRenderer, vt: ir.VectorType, x: ir.Value, y: ir.Value, acc: ir.Value) -> ir.Value:

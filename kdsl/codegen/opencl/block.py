@@ -6,14 +6,20 @@ of a masked tile) moves element by element, masked lanes getting ``other``
 (loads) or left untouched (stores). PoCL does not vectorise loops inside a
 work-item by itself (``/work/shared/PLATFORM.md``), so the vectors are
 explicit. Row addresses are ``base + (long)r * stride``: exact for any row.
+
+A load whose array is the ``b`` operand of ``wi.mma`` only is stored panel-major
+(:mod:`kdsl.codegen.packing`): row ``r`` of column panel ``p`` (``P`` columns wide)
+lands at ``p * R * P + r * P``, so the micro-kernel reads each panel contiguously.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from kdsl.codegen.opencl import ctypes as ct
 from kdsl.codegen.opencl import streaming
+from kdsl.codegen.packing import b_panel
 from kdsl.ir.core import Operation
 from kdsl.ir.types import MemRefType, PointerType, ScalarType, VectorType
 
@@ -31,17 +37,28 @@ def _clamp(x: str, hi: int) -> str:
     return f"(({x}) <= 0 ? 0 : ({x}) >= {hi} ? {hi} : (int)({x}))"
 
 
-def _copy_rows(vw: int, cols: int, src: str, dst: str, emit: Emit, indent: str, nt: ScalarType | None) -> None:
+def _copy_rows(
+    vw: int,
+    cols: int,
+    src: str,
+    dst: str,
+    emit: Emit,
+    indent: str,
+    nt: ScalarType | None,
+    dst_off: Callable[[int], int],
+) -> None:
     """``cols`` contiguous elements from ``src`` to ``dst`` in ``vloadN``/``vstoreN`` pairs
-    (streaming stores of element type ``nt`` when given, :mod:`.streaming`)."""
+    (streaming stores of element type ``nt`` when given, :mod:`.streaming`); column ``c``
+    goes to ``dst + dst_off(c)`` (``vw`` consecutive columns stay consecutive)."""
     for c in range(0, cols, vw):
+        d = dst_off(c)
         if vw == 1:
-            emit(indent + (streaming.scalar(f"{src}[{c}]", f"{dst} + {c}") if nt else f"{dst}[{c}] = {src}[{c}];"))
+            emit(indent + (streaming.scalar(f"{src}[{c}]", f"{dst} + {d}") if nt else f"{dst}[{d}] = {src}[{c}];"))
         elif nt is not None:
             vt = ct.reg(VectorType(vw, nt))
             emit(indent + streaming.vector(vt, vw, nt.itemsize, f"vload{vw}(0, {src} + {c})", f"{dst} + {c}"))
         else:
-            emit(f"{indent}vstore{vw}(vload{vw}(0, {src} + {c}), 0, {dst} + {c});")
+            emit(f"{indent}vstore{vw}(vload{vw}(0, {src} + {c}), 0, {dst} + {d});")
 
 
 def render_block(op: Operation, names: list[str], uid: int, emit: Emit) -> None:
@@ -57,8 +74,15 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit) -> None:
     pt, mt = op.base.type, op.operands[0].type
     assert isinstance(pt, PointerType) and isinstance(mt, MemRefType)
     p = f"bk{uid}_"
-    r, er, ec, g, q, c = p + "r", p + "er", p + "ec", p + "g", p + "p", p + "c"
-    vw = _width(cols)
+    r, er, ec, g, q, c, pp = p + "r", p + "er", p + "ec", p + "g", p + "p", p + "c", p + "pp"
+    # panel-major private array (the b of a wi.mma only): P columns per panel
+    pw = b_panel(op.operands[0]) if load and len(shape) == 2 else 0
+    vw = _width(math.gcd(cols, pw) if pw else cols)
+    row_len = pw or cols
+
+    def off(col: int) -> int:
+        return (col // pw) * rows * pw + col % pw if pw else col
+
     nt = pt.pointee if not load and op.attributes.get("nontemporal", False) else None
     assert nt is None or isinstance(nt, ScalarType)
     emit("{")
@@ -66,18 +90,22 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit) -> None:
     emit(f"  const int {ec} = {_clamp(ext_c, cols)};")
     emit(f"  for (int {r} = 0; {r} < {er}; {r} += 1) {{")
     emit(f"    {ct.reg(pt)} const {g} = {base} + (long){r} * {stride};")
-    emit(f"    {ct.reg(mt.element)}* const {q} = {mem} + {r} * {cols};")
+    emit(f"    {ct.reg(mt.element)}* const {q} = {mem} + {r} * {row_len};")
     src, dst = (g, q) if load else (q, g)
     emit(f"    if ({ec} == {cols}) {{")
-    _copy_rows(vw, cols, src, dst, emit, "      ", nt)
+    _copy_rows(vw, cols, src, dst, emit, "      ", nt, off if load else lambda col: col)
     emit("    } else {")
     if load:
-        emit(f"      for (int {c} = 0; {c} < {cols}; {c} += 1) {q}[{c}] = {c} < {ec} ? {g}[{c}] : {other};")
+        at = f"({c} / {pw}) * {rows * pw} + {c} % {pw}" if pw else c
+        emit(f"      for (int {c} = 0; {c} < {cols}; {c} += 1) {q}[{at}] = {c} < {ec} ? {g}[{c}] : {other};")
     else:
         st = streaming.scalar(f"{q}[{c}]", f"{g} + {c}") if nt else f"{g}[{c}] = {q}[{c}];"
         emit(f"      for (int {c} = 0; {c} < {ec}; {c} += 1) {st}")
     emit("    }")
     emit("  }")
-    if load:  # rows past the extent hold ``other``
+    if load and pw:  # rows past the extent hold ``other``, in every panel
+        emit(f"  for (int {pp} = 0; {pp} < {rows * cols}; {pp} += {rows * pw})")
+        emit(f"    for (int {c} = {er} * {pw}; {c} < {rows * pw}; {c} += 1) {mem}[{pp} + {c}] = {other};")
+    elif load:  # rows past the extent hold ``other``
         emit(f"  for (int {c} = {er} * {cols}; {c} < {rows * cols}; {c} += 1) {mem}[{c}] = {other};")
     emit("}")

@@ -6,7 +6,8 @@ whole ``k`` loop; each ``k`` step loads ``block_n / vector_width`` vectors of
 one row of ``b`` (contiguous: ``vloadN``), broadcasts ``block_m`` scalars of
 ``a`` and issues one vector ``fma`` per accumulator. Blocks are visited column
 panel by column panel (``j`` outer, ``i`` inner), so the ``k x block_n`` panel
-of ``b`` (32 KiB at ``k = 256``) stays in L1 while every row block uses it. This is the mapping
+of ``b`` (32 KiB at ``k = 256``) stays in L1 while every row block uses it; when
+``b`` is stored panel-major (:mod:`kdsl.codegen.packing`) that panel is contiguous. This is the mapping
 measured fastest on PoCL (``float16`` vectors, 8 x 32 blocks: one AVX-512
 register per accumulator, see ``/work/shared/PLATFORM.md``); PoCL does not
 vectorise a loop inside a work-item by itself, so the vectors must be explicit.
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kdsl.codegen.opencl import ctypes as ct
+from kdsl.codegen.packing import b_panel
 from kdsl.ir.core import Operation
 from kdsl.ir.types import MemRefType, ScalarType
 
@@ -47,6 +49,8 @@ def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], 
         return x if elem_reg == acc else f"convert_{vt}({x})"
 
     a_reg, b_reg = ct.reg(at.element), ct.reg(bt.element)
+    # b panel-major (packing.py): the k x bn panel of column j starts at j * k, rows bn apart
+    panel = b_panel(op.b) == bn
     # column panels outer: one k x block_n panel of b stays in L1 while every row block uses it
     emit(f"for (int {j} = 0; {j} < {n}; {j} += {bn}) {{")
     emit(f"  for (int {i} = 0; {i} < {m}; {i} += {bm}) {{")
@@ -55,7 +59,8 @@ def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], 
             emit(f"    {vt} {p}c{r}_{q} = {vload(c, f'({i} + {r}) * {n} + {j} + {q * vw}', acc)};")
     emit(f"    for (int {kk} = 0; {kk} < {k}; {kk} += 1) {{")
     for q in range(nv):
-        emit(f"      const {vt} {p}b{q} = {vload(b, f'{kk} * {n} + {j} + {q * vw}', b_reg)};")
+        b_off = f"{j} * {k} + {kk} * {bn} + {q * vw}" if panel else f"{kk} * {n} + {j} + {q * vw}"
+        emit(f"      const {vt} {p}b{q} = {vload(b, b_off, b_reg)};")
     for r in range(bm):
         x = f"{a}[({i} + {r}) * {k} + {kk}]"
         x = x if a_reg == acc else f"(({acc}){x})"
