@@ -7,7 +7,13 @@ bandwidth), and the time ratio against numpy (and torch on the CPU when it is
 installed). Every kdsl result is checked against numpy before it is timed.
 Writes ``bench/results/ops-<timestamp>.json`` and a PNG plot next to it.
 
-    .venv/bin/python bench/bench_ops.py [--backend NAME] [--quick]
+    .venv/bin/python bench/bench_ops.py [--backend NAME] [--quick] [--filter SUBSTRING]
+
+Goals of issue #7 (printed as PASS/FAIL at the end, full sizes only): fused attention (seq 1024,
+head dim 64, 8 heads, fp32) faster than torch's ``scaled_dot_product_attention`` (>= 3x numpy
+without torch), and conv2d (3x3, 64 -> 64 channels, 56x56, batch 8, padding 1, fp32) >= 0.8x
+torch's ``conv2d`` in the same memory format (NHWC against torch's channels_last). torch runs with
+two threads (the machine's cores), never at the same time as a kdsl kernel.
 """
 
 from __future__ import annotations
@@ -32,9 +38,14 @@ from kdsl import ops
 RESULTS = Path(__file__).resolve().parent / "results"
 
 try:  # optional baseline
-    import torch  # type: ignore[import-not-found]
+    import torch  # type: ignore[import-not-found, unused-ignore]
+
+    torch.set_num_threads(2)
 except ImportError:
     torch = None
+
+# (case name prefix, required speed-up over torch, required speed-up over numpy without torch)
+GOALS = {"attention": (1.0, 3.0), "conv2d": (0.8, None)}
 
 
 def _timer() -> Callable[[Callable[[], Any]], float]:
@@ -78,12 +89,23 @@ def _t(a: np.ndarray[Any, Any]) -> Any:
     return torch.from_numpy(a) if torch is not None else None
 
 
+def _np_attention(
+    q: np.ndarray[Any, Any], k: np.ndarray[Any, Any], v: np.ndarray[Any, Any], causal: bool
+) -> np.ndarray[Any, Any]:
+    """Attention in float32 numpy (BLAS matmuls): the numpy baseline the kernel is timed against."""
+    s = (q @ np.swapaxes(k, -1, -2)) * np.float32(1.0 / np.sqrt(q.shape[-1]))
+    if causal:
+        s = np.where(np.arange(s.shape[-1])[None, :] <= np.arange(s.shape[-2])[:, None], s, np.float32(-np.inf))
+    s = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (s / s.sum(axis=-1, keepdims=True)) @ v  # type: ignore[no-any-return]
+
+
 def cases(quick: bool) -> list[Case]:  # noqa: C901 - one small closure per kernel
     n = 1 << (14 if quick else 20)
     rows, cols = (64, 256) if quick else (1024, 1024)
     mm = 64 if quick else 256
-    bh, s, d = (2, 64, 32) if quick else (8, 256, 64)
-    img, ch = (16, 8) if quick else (32, 32)
+    bh, s, d = (2, 64, 32) if quick else (8, 1024, 64)
+    img, ch, nimg = (16, 8, 2) if quick else (56, 64, 8)
     out: list[Case] = []
 
     def add() -> Any:
@@ -172,7 +194,7 @@ def cases(quick: bool) -> list[Case]:  # noqa: C901 - one small closure per kern
                 if torch
                 else None
             )
-            return lambda: ops.attention(dq, dk, dv, causal), lambda: ops.attention_ref(q, k, v, causal), tref, 1e-4
+            return lambda: ops.attention(dq, dk, dv, causal), lambda: _np_attention(q, k, v, causal), tref, 1e-4
 
         return make
 
@@ -183,9 +205,11 @@ def cases(quick: bool) -> list[Case]:  # noqa: C901 - one small closure per kern
 
     def conv(layout: str) -> Callable[[], Any]:
         def make() -> Any:
-            x, w = _rand(2, ch, img, img), _rand(ch, ch, 3, 3, seed=1)
+            x, w = _rand(nimg, ch, img, img), _rand(ch, ch, 3, 3, seed=1)
             ref = lambda: ops.conv2d_ref(x, w, padding=1)  # noqa: E731
             tx, tw = _t(x), _t(w)
+            if torch is not None and layout == "NHWC":
+                tx = tx.contiguous(memory_format=torch.channels_last)
             tref = (lambda: torch.nn.functional.conv2d(tx, tw, padding=1)) if torch else None
             if layout == "NCHW":
                 dx, dw = kdsl.tensor(x), kdsl.tensor(w)
@@ -227,8 +251,8 @@ def cases(quick: bool) -> list[Case]:  # noqa: C901 - one small closure per kern
         Case("attention", "GFLOP/s", 4 * bh * s * s * d, attention(False)),
         Case("attention causal", "GFLOP/s", 2 * bh * s * s * d, attention(True)),
         Case("rope", "GB/s", 8 * s * bh * d, rope),
-        Case("conv2d NCHW", "GFLOP/s", 2 * 2 * img * img * ch * ch * 9, conv("NCHW")),
-        Case("conv2d NHWC", "GFLOP/s", 2 * 2 * img * img * ch * ch * 9, conv("NHWC")),
+        Case("conv2d NCHW", "GFLOP/s", 2 * nimg * img * img * ch * ch * 9, conv("NCHW")),
+        Case("conv2d NHWC", "GFLOP/s", 2 * nimg * img * img * ch * ch * 9, conv("NHWC")),
         Case("max pool", "GB/s", 4 * 2 * ch * (img * 2) ** 2 * 1.25, pool("max")),
         Case("avg pool", "GB/s", 4 * 2 * ch * (img * 2) ** 2 * 1.25, pool("avg")),
     ]
@@ -247,12 +271,14 @@ def measure_peaks(timer: Callable[[Callable[[], Any]], float]) -> dict[str, floa
     return {"GFLOP/s": flops, "GB/s": bw}
 
 
-def run(backends: list[str], quick: bool) -> dict[str, Any]:
+def run(backends: list[str], quick: bool, filters: list[str] | None = None) -> dict[str, Any]:
     timer = _timer()
     peaks = measure_peaks(timer)
     print(f"measured peaks: {peaks['GFLOP/s']:.1f} GFLOP/s (numpy fp32 matmul), {peaks['GB/s']:.1f} GB/s (copy)")
     rows: list[dict[str, Any]] = []
     for case in cases(quick):
+        if filters and not any(f in case.name for f in filters):
+            continue
         for be in backends:
             with kdsl.backend(be):
                 kfn, nfn, tfn, tol = case.make()
@@ -285,6 +311,29 @@ def format_row(r: dict[str, Any]) -> str:
             f"{r['kdsl_ms']:9.3f} ms  x{r['vs_numpy']:.2f} vs numpy{torch_txt}  (first call {r['first_ms']:.0f} ms)")  # fmt: skip
 
 
+def goals(rows: list[dict[str, Any]]) -> list[str]:
+    """PASS/FAIL lines for the issue's goals (:data:`GOALS`), one per (case, backend) measured."""
+    lines = []
+    for r in rows:
+        goal = next((g for name, g in GOALS.items() if r["kernel"].startswith(name)), None)
+        if goal is None:
+            continue
+        head = f"goal {r['kernel']:<18} {r['backend']:<8}"
+        if not r["ok"]:
+            lines.append(f"{head} FAIL (wrong result)")
+        elif r.get("vs_torch"):
+            speed = 1.0 / r["vs_torch"]
+            verdict = "PASS" if speed >= goal[0] else "FAIL"
+            lines.append(f"{head} {verdict}: {speed:.2f}x torch (needs >= {goal[0]}x)")
+        elif goal[1] is not None:
+            speed = 1.0 / r["vs_numpy"]
+            verdict = "PASS" if speed >= goal[1] else "FAIL"
+            lines.append(f"{head} {verdict}: {speed:.2f}x numpy (needs >= {goal[1]}x; torch not installed)")
+        else:
+            lines.append(f"{head} n/a: torch not installed")
+    return lines
+
+
 def plot(result: dict[str, Any], path: Path) -> None:
     import matplotlib
 
@@ -315,11 +364,15 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="Benchmark every kdsl.ops kernel on every available backend.")
     p.add_argument("--backend", action="append", help="backend(s) to run (default: every available one)")
     p.add_argument("--quick", action="store_true", help="small sizes")
+    p.add_argument("--filter", action="append", help="only cases whose name contains this (repeatable)")
     args = p.parse_args(argv)
     backends = args.backend or kdsl.available_backends()
     if torch is None:
         print("note: torch is not installed; the torch CPU baseline is left out")
-    result = run(backends, args.quick)
+    result = run(backends, args.quick, args.filter)
+    if not args.quick:
+        for line in goals(result["rows"]):
+            print(line)
     result.update(machine=platform.machine(), python=sys.version.split()[0], backends=backends, quick=args.quick,
                   kdsl=getattr(kdsl, "__version__", None), torch=getattr(torch, "__version__", None))  # fmt: skip
     RESULTS.mkdir(exist_ok=True)

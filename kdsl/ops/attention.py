@@ -2,16 +2,28 @@
 
 Attention: one program computes ``BLOCK_M`` query rows of one (batch, head). It
 streams over the keys in ``BLOCK_N`` blocks, keeping for every query row a
-running max ``m``, a running normaliser ``l`` and an unnormalised output
-accumulator; when the max grows, ``l`` and the accumulator are rescaled by
-``exp(m_old - m_new)``. The ``S x S`` score matrix never exists in memory:
-that is the whole point of flash attention. Scores use ``exp2`` with the
-``log2(e)`` factor folded into the softmax scale. Causal attention masks
-``key > query`` and stops the key loop at the diagonal block.
+reference ``r`` (at most its running max), a running normaliser ``l`` and an
+unnormalised output accumulator. The ``S x S`` score matrix never exists in
+memory: that is the whole point of flash attention. Shaped for CPU devices,
+where both dots are register-blocked micro-kernels and any elementwise op on a
+2-D tile that broadcasts a per-row value runs scalar:
+
+- K is first copied once into ``K^T * scale * log2(e)`` (contiguous rows for
+  the score dot's block copies; the scale and ``exp2``'s ``log2(e)`` cost
+  nothing afterwards);
+- the score dot's accumulator starts at ``-r`` (a tile kept per program), so
+  ``p = exp2(s)`` reads a plain tile, no per-row subtraction;
+- lazy rescaling (FlashAttention-4): ``r`` is raised -- and ``l`` and the
+  accumulator rescaled -- only at the first block or when a row's sum of
+  probabilities in a block exceeds :data:`RESCALE_LIMIT`; the block is then
+  redone. Otherwise probabilities up to ``2**8`` are kept (fp32 has the range),
+  and the result is exact because ``l`` and the accumulator share the reference;
+- key blocks left of the diagonal (causal) and before the ragged tail run
+  without masks; only the last loop masks ``key > query`` / ``key >= SEQ_K``.
 
 Layouts are given by strides (batch, head, sequence; the head dimension is
 contiguous), so ``(B, H, S, D)`` arrays and a transformer's ``(B, S, H*D)``
-projections are both read in place, without transposes.
+projections are both read in place.
 
 RoPE rotates each pair ``(x[i], x[i + D/2])`` of a head by the angle
 ``pos * base**(-2i/D)`` (the GPT-NeoX / Llama "rotate half" convention); the
@@ -28,55 +40,111 @@ import numpy as np
 import kdsl
 import kdsl.language as kl
 from kdsl.errors import CompilationError
-from kdsl.ops._common import Array, empty, launch, pow2, strides
+from kdsl.ops._common import Array, empty, is_device, launch, pow2, strides
+from kdsl.runtime.backends import current_backend_name
+
+# A row's probabilities are taken against a reference that may lag its running max: the block is
+# redone with a raised reference only when a row's sum of probabilities exceeds this (2**8), so
+# p <= 256 and fp32 keeps its range (the lazy rescaling of FlashAttention-4).
+RESCALE_LIMIT = kl.constexpr(256.0)
+LOG2E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
+
+
+@kdsl.kernel
+def _attn_block(  # type: ignore[no-untyped-def]
+    q, acc, l_i, negr, KT, V, start_n, offs_m, SEQ_K, HEAD_DIM, stride_td, stride_vs,
+    BLOCK_N: kl.constexpr, BLOCK_D: kl.constexpr, MASKED: kl.constexpr, CAUSAL: kl.constexpr,
+):  # fmt: skip
+    offs_n = kl.arange(0, BLOCK_N)
+    offs_d = kl.arange(0, BLOCK_D)
+    d_ok = offs_d < HEAD_DIM
+    cols = start_n + offs_n
+    col_ok = cols < SEQ_K
+    kt_mask = d_ok[:, None] & col_ok[None, :]
+    kt = kl.load(KT + offs_d[:, None] * stride_td + cols[None, :], mask=kt_mask, other=0.0)
+    # Scores relative to the row's reference r: the accumulator starts at -r (negr), so the
+    # subtraction costs nothing and exp2 below reads a plain tile (no per-row broadcast). Masked
+    # keys get -inf the same way (the mask is built in the accumulator, not applied to s).
+    if MASKED:
+        valid = col_ok[None, :]
+        if CAUSAL:
+            valid = valid & (cols[None, :] <= offs_m[:, None])
+        s = kl.dot(q, kt, negr + kl.where(valid, 0.0, -float("inf")))
+    else:
+        s = kl.dot(q, kt, negr)
+    p = kl.exp2(s)
+    row_sum = kl.sum(p, axis=1)
+    if (start_n == 0) | (kl.max(row_sum, axis=0) > RESCALE_LIMIT):
+        # First block, or some row grew past the limit (inf included): raise the reference of
+        # every row to its max (never lower it) and redo the block. Rare after the first block.
+        mb = kl.max(s, axis=1)
+        d = kl.where(start_n == 0, mb, kl.maximum(mb, 0.0))
+        d = kl.where(mb == -float("inf"), 0.0, d)  # a row with no valid key in this block
+        alpha = kl.exp2(-kl.maximum(d, 0.0))
+        p = kl.exp2(s - d[:, None])
+        row_sum = kl.sum(p, axis=1)
+        acc = acc * alpha[:, None]
+        l_i = l_i * alpha
+        negr = negr - d[:, None]
+    l_i = l_i + row_sum
+    v_mask = col_ok[:, None] & d_ok[None, :]
+    v = kl.load(V + cols[:, None] * stride_vs + offs_d[None, :], mask=v_mask, other=0.0).to(kl.float32)
+    acc = kl.dot(p, v, acc)
+    return acc, l_i, negr
 
 
 @kdsl.kernel
 def attention_fwd_kernel(  # type: ignore[no-untyped-def]
-    Q, K, V, Out, sm_scale, H, SEQ_Q, SEQ_K, HEAD_DIM,
-    stride_qb, stride_qh, stride_qs, stride_kb, stride_kh, stride_ks,
+    Q, KT, V, Out, H, SEQ_Q, SEQ_K, HEAD_DIM,
+    stride_qb, stride_qh, stride_qs, stride_vb, stride_vh, stride_vs, stride_tbh, stride_td,
+    stride_ob, stride_oh, stride_os,
     BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr, BLOCK_D: kl.constexpr, CAUSAL: kl.constexpr,
 ):  # fmt: skip
     start_m = kl.program_id(0)
     bh = kl.program_id(1)
     q_off = (bh // H) * stride_qb + (bh % H) * stride_qh
-    k_off = (bh // H) * stride_kb + (bh % H) * stride_kh
+    v_off = (bh // H) * stride_vb + (bh % H) * stride_vh
+    o_off = (bh // H) * stride_ob + (bh % H) * stride_oh
     offs_m = start_m * BLOCK_M + kl.arange(0, BLOCK_M)
-    offs_n = kl.arange(0, BLOCK_N)
     offs_d = kl.arange(0, BLOCK_D)
     d_ok = offs_d < HEAD_DIM
     q_mask = (offs_m[:, None] < SEQ_Q) & d_ok[None, :]
     q = kl.load(Q + q_off + offs_m[:, None] * stride_qs + offs_d[None, :], mask=q_mask, other=0.0).to(kl.float32)
-    qk_scale = sm_scale * 1.4426950408889634  # log2(e): exp(x) = exp2(x * log2(e))
-
-    m_i = kl.full([BLOCK_M], -float("inf"), dtype=kl.float32)
-    l_i = kl.zeros([BLOCK_M], dtype=kl.float32)
     acc = kl.zeros([BLOCK_M, BLOCK_D], dtype=kl.float32)
+    l_i = kl.zeros([BLOCK_M], dtype=kl.float32)
+    negr = kl.zeros([BLOCK_M, BLOCK_N], dtype=kl.float32)
+    kt_base = KT + bh * stride_tbh
+    v_base = V + v_off
     hi = SEQ_K
     if CAUSAL:
         hi = min(SEQ_K, (start_m + 1) * BLOCK_M)  # blocks right of the diagonal are fully masked
-    for start_n in range(0, hi, BLOCK_N):
-        cols = start_n + offs_n
-        col_ok = cols < SEQ_K
-        kt = kl.load(
-            K + k_off + cols[None, :] * stride_ks + offs_d[:, None], mask=d_ok[:, None] & col_ok[None, :], other=0.0
-        ).to(kl.float32)  # (D, N): K transposed
-        qk = kl.dot(q, kt) * qk_scale
-        valid = col_ok[None, :]
-        if CAUSAL:
-            valid = valid & (cols[None, :] <= offs_m[:, None])
-        qk = kl.where(valid, qk, -float("inf"))
-        m_new = kl.maximum(m_i, kl.max(qk, axis=1))
-        p = kl.exp2(qk - m_new[:, None])
-        alpha = kl.exp2(m_i - m_new)  # rescales what was accumulated under the old max
-        l_i = l_i * alpha + kl.sum(p, axis=1)
-        v = kl.load(
-            V + k_off + cols[:, None] * stride_ks + offs_d[None, :], mask=col_ok[:, None] & d_ok[None, :], other=0.0
-        ).to(kl.float32)
-        acc = acc * alpha[:, None] + kl.dot(p, v)
-        m_i = m_new
+        full = min(hi, (start_m * BLOCK_M // BLOCK_N) * BLOCK_N)  # blocks left of it need no mask
+    else:
+        full = (SEQ_K // BLOCK_N) * BLOCK_N
+    for start_n in range(0, full, BLOCK_N):
+        acc, l_i, negr = _attn_block(q, acc, l_i, negr, kt_base, v_base, start_n, offs_m,
+                                     SEQ_K, HEAD_DIM, stride_td, stride_vs, BLOCK_N, BLOCK_D, False, False)  # fmt: skip
+    for start_n in range(full, hi, BLOCK_N):
+        acc, l_i, negr = _attn_block(q, acc, l_i, negr, kt_base, v_base, start_n, offs_m,
+                                     SEQ_K, HEAD_DIM, stride_td, stride_vs, BLOCK_N, BLOCK_D, True, CAUSAL)  # fmt: skip
     out = acc / l_i[:, None]
-    kl.store(Out + q_off + offs_m[:, None] * stride_qs + offs_d[None, :], out.to(Out.dtype.element_ty), mask=q_mask)
+    kl.store(Out + o_off + offs_m[:, None] * stride_os + offs_d[None, :], out.to(Out.dtype.element_ty), mask=q_mask)
+
+
+@kdsl.kernel
+def transpose_keys_kernel(  # type: ignore[no-untyped-def]
+    K, KT, qk_scale, H, SEQ_K, HEAD_DIM, stride_kb, stride_kh, stride_ks,
+    BLOCK_S: kl.constexpr, BLOCK_D: kl.constexpr,
+):  # fmt: skip
+    # KT[bh, d, s] = K[b, h, s, d] * qk_scale: the score dot reads K^T rows contiguously (block
+    # copies), and the softmax scale (times log2(e), for exp2) is applied once per key.
+    offs_s = kl.program_id(0) * BLOCK_S + kl.arange(0, BLOCK_S)
+    bh = kl.program_id(1)
+    offs_d = kl.arange(0, BLOCK_D)
+    mask = (offs_d[:, None] < HEAD_DIM) & (offs_s[None, :] < SEQ_K)
+    k_off = (bh // H) * stride_kb + (bh % H) * stride_kh
+    x = kl.load(K + k_off + offs_s[None, :] * stride_ks + offs_d[:, None], mask=mask, other=0.0).to(kl.float32)
+    kl.store(KT + bh * (HEAD_DIM * SEQ_K) + offs_d[:, None] * SEQ_K + offs_s[None, :], x * qk_scale, mask=mask)
 
 
 @kdsl.kernel
@@ -138,13 +206,21 @@ def attention(
     o = empty(tuple(q.shape), q.dtype, q)
     if nb * nh * sq == 0:
         return o
+    so = strides(o)
+    (sob, soh, sos) = (so[0], so[1], so[2]) if layout == "bhsd" else (so[0], d, so[1])
     scale = 1.0 / math.sqrt(d) if sm_scale is None else sm_scale
-    bm, bn = blocks or (pow2(sq, lo=16, hi=32), pow2(sk, lo=16, hi=32))
+    bd = pow2(d, lo=16)
+    # K^T, contiguous per (batch, head): one pass over K instead of a gathered transpose per query block.
+    kt = empty((nb * nh, d, sk), np.float32, k)
+    if sk:
+        launch(transpose_keys_kernel, (kdsl.cdiv(sk, 64), nb * nh), k, kt, scale * LOG2E, nh, sk, d, skb, skh, sks,
+               BLOCK_S=64, BLOCK_D=bd)  # fmt: skip
+    bm, bn = blocks or default_blocks(sq, sk, q)
     while True:
         grid = (kdsl.cdiv(sq, bm), nb * nh)
         try:
-            launch(attention_fwd_kernel, grid, q, k, v, o, scale, nh, sq, sk, d, sqb, sqh, sqs, skb, skh, sks,
-                   BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=pow2(d, lo=16), CAUSAL=causal)  # fmt: skip
+            launch(attention_fwd_kernel, grid, q, kt, v, o, nh, sq, sk, d, sqb, sqh, sqs, skb, skh, sks,
+                   d * sk, sk, sob, soh, sos, BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=bd, CAUSAL=causal)  # fmt: skip
             return o
         except CompilationError as e:
             # Devices with little shared memory (lavapipe: 32 KiB) cannot hold the
@@ -153,6 +229,22 @@ def attention(
             if blocks is not None or "memory" not in e.message or max(bm, bn) <= 16:
                 raise
             bm, bn = max(16, bm // 2), max(16, bn // 2)
+
+
+# Largest (BLOCK_M, BLOCK_N) per backend. Where dots are register-blocked micro-kernels on a CPU
+# (opencl, cpu), 128 query rows re-read K and V half as often as 64, and 64 keys keep the (M, N)
+# score/probability arrays at 32 KiB (128 x 128 spills them out of L1/L2 and measured slower: 11.0
+# vs 14.4 GFLOP/s on opencl, 1 x 8 x 1024 x 64, docs/OPTIMIZER.md). Elsewhere small private arrays.
+_MAX_BLOCKS = {"opencl": (128, 64), "cpu": (128, 64)}
+_DEFAULT_MAX_BLOCKS = (32, 32)
+
+
+def default_blocks(sq: int, sk: int, like: Array) -> tuple[int, int]:
+    """``(BLOCK_M, BLOCK_N)``: the sequence lengths rounded up to powers of two, at least 16, at most
+    the backend's maximum (:data:`_MAX_BLOCKS`)."""
+    backend = like.backend if is_device(like) else current_backend_name()
+    hm, hn = _MAX_BLOCKS.get(backend, _DEFAULT_MAX_BLOCKS)
+    return pow2(sq, lo=16, hi=hm), pow2(sk, lo=16, hi=hn)
 
 
 def rope(x: Array, base: float = 10000.0, pos_offset: int = 0, block_rows: int = 16) -> Array:

@@ -2,14 +2,22 @@
 
 Convolution is a matrix product in disguise: output pixels are the rows
 (``M = N*OH*OW``), output channels the columns (``OC``), and the reduction runs
-over ``K = C*KH*KW`` (input channel, kernel row, kernel column). The *implicit*
-GEMM never materialises the ``M x K`` im2col matrix: each ``BLOCK_K`` step
-decodes its ``k`` indices into ``(c, kh, kw)``, computes the input coordinates
-``ih = oh*stride - pad + kh*dilation`` (same for ``w``), and gathers the tile
-with a mask that doubles as zero padding. The kernel addresses memory only
-through strides, so NCHW and NHWC (and any other layout) are the same kernel
-with different stride arguments; weights are (OC, C, KH, KW) for NCHW and
-(KH, KW, C, OC) for NHWC. Bias and activation are fused into the epilogue.
+over ``K = C*KH*KW``. The *implicit* GEMM never materialises the ``M x K``
+im2col matrix. Weights are (OC, C, KH, KW) for NCHW and (KH, KW, C, OC) for
+NHWC; bias and activation are fused into the epilogue.
+
+Without dilation (``conv2d_nhwc_kernel``): x is first copied into a zero-padded
+NHWC array (skipped for contiguous NHWC input without padding) and the weight
+into a contiguous (KH, KW, C, OC) one. In NHWC one kernel row ``(kw, c)`` of the
+input is a single contiguous run of ``KW*C`` floats, so a program -- ``BLOCK_M``
+pixels of one output row times ``BLOCK_N`` channels -- reduces over ``KH`` such
+runs in ``BLOCK_K`` steps whose A and B tiles are plain 2-D block copies (affine
+pointers, no padding masks, no index decoding), feeding the register-blocked
+dot. The output is written through strides (NCHW or NHWC).
+
+With dilation (``conv2d_kernel``): each ``BLOCK_K`` step decodes its ``k``
+indices into ``(c, kh, kw)``, computes the input coordinates and gathers the
+tile with a mask that doubles as zero padding; any layout, through strides.
 
 Pooling reads each window with ``static_range`` loops (the window size is a
 compile-time constant, so the loops unroll) over a block of output elements.
@@ -25,8 +33,9 @@ import numpy as np
 
 import kdsl
 import kdsl.language as kl
-from kdsl.ops._common import Array, empty, launch, pow2, strides
+from kdsl.ops._common import Array, empty, is_device, launch, pow2, strides
 from kdsl.ops.elementwise import activate, activation_ref
+from kdsl.runtime.backends import current_backend_name
 
 
 @kdsl.kernel
@@ -68,6 +77,65 @@ def conv2d_kernel(  # type: ignore[no-untyped-def]
     acc = activate(acc, ACTIVATION)
     y_ptrs = Y + (n * syn + oh * syh + ow * syw)[:, None] + offs_n[None, :] * syc
     kl.store(y_ptrs, acc.to(Y.dtype.element_ty), mask=mask_m[:, None] & mask_n[None, :])
+
+
+@kdsl.kernel
+def pad_nhwc_kernel(  # type: ignore[no-untyped-def]
+    X, Xp, C, H, W, HP, WP, pad_h, pad_w, sxn, sxc, sxh, sxw,
+    BLOCK_W: kl.constexpr, BLOCK_C: kl.constexpr,
+):  # fmt: skip
+    # One padded row Xp[n, hp, :, :] (NHWC, zero border) from X in any layout (strides).
+    row = kl.program_id(1)  # n * HP + hp
+    n = row // HP
+    ih = row % HP - pad_h
+    offs_w = kl.program_id(0) * BLOCK_W + kl.arange(0, BLOCK_W)
+    offs_c = kl.arange(0, BLOCK_C)
+    iw = offs_w - pad_w
+    for c0 in range(0, C, BLOCK_C):
+        cc = c0 + offs_c
+        ok = (iw[:, None] >= 0) & (iw[:, None] < W) & (ih >= 0) & (ih < H) & (cc[None, :] < C)
+        x = kl.load(X + n * sxn + ih * sxh + iw[:, None] * sxw + cc[None, :] * sxc, mask=ok, other=0.0)
+        kl.store(Xp + (row * WP + offs_w[:, None]) * C + cc[None, :], x,
+                 mask=(offs_w[:, None] < WP) & (cc[None, :] < C))  # fmt: skip
+
+
+@kdsl.kernel
+def conv2d_nhwc_kernel(  # type: ignore[no-untyped-def]
+    Xp, Wt, Bias, Y,
+    C, HP, WP, OC, OH, OW, stride_h, stride_w,
+    syn, syc, syh, syw,
+    KH: kl.constexpr, KW: kl.constexpr,
+    BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr, BLOCK_K: kl.constexpr,
+    HAS_BIAS: kl.constexpr, ACTIVATION: kl.constexpr,
+):  # fmt: skip
+    # Output tile: BLOCK_M pixels of one output row (n, oh) x BLOCK_N output channels.
+    row = kl.program_id(1)  # n * OH + oh
+    n = row // OH
+    oh = row % OH
+    ow0 = kl.program_id(0) * BLOCK_M
+    offs_m = kl.arange(0, BLOCK_M)
+    offs_n = kl.program_id(2) * BLOCK_N + kl.arange(0, BLOCK_N)
+    offs_k = kl.arange(0, BLOCK_K)
+    m_ok = offs_m < OW - ow0
+    n_ok = offs_n < OC
+    kwc = KW * C  # one kernel row: (kw, c) is contiguous in the padded NHWC input and in Wt
+    acc = kl.zeros((BLOCK_M, BLOCK_N), dtype=kl.float32)
+    for kh in range(0, KH):
+        # Input pixel (oh*sh + kh, (ow0 + m)*sw + kw): the row of A is contiguous over (kw, c).
+        x_row = Xp + ((n * HP + oh * stride_h + kh) * WP + ow0 * stride_w) * C
+        w_row = Wt + kh * kwc * OC
+        for j0 in range(0, kwc, BLOCK_K):
+            k_ok = offs_k < kwc - j0
+            a = kl.load(x_row + offs_m[:, None] * (stride_w * C) + j0 + offs_k[None, :],
+                        mask=m_ok[:, None] & k_ok[None, :], other=0.0)  # fmt: skip
+            b = kl.load(w_row + (j0 + offs_k[:, None]) * OC + offs_n[None, :], mask=k_ok[:, None] & n_ok[None, :],
+                        other=0.0)  # fmt: skip
+            acc = kl.dot(a, b, acc)
+    if HAS_BIAS:
+        acc = acc + kl.load(Bias + offs_n, mask=n_ok, other=0.0).to(kl.float32)[None, :]
+    acc = activate(acc, ACTIVATION)
+    y_ptrs = Y + n * syn + oh * syh + (ow0 + offs_m[:, None]) * syw + offs_n[None, :] * syc
+    kl.store(y_ptrs, acc.to(Y.dtype.element_ty), mask=m_ok[:, None] & n_ok[None, :])
 
 
 @kdsl.kernel
@@ -151,13 +219,58 @@ def conv2d(
     if m <= 0 or oc == 0:
         return y
     _, sy = _nchw(y, layout)
-    bm, bn, bk = blocks or (pow2(m, lo=16, hi=64), pow2(oc, lo=16, hi=64), pow2(c * kh * kw, lo=16, hi=32))
-    grid = (kdsl.cdiv(m, bm), kdsl.cdiv(oc, bn))
-    launch(conv2d_kernel, grid, x, weight, bias if bias is not None else y, y,
-           nb, c, h, w, oc, oh, ow, sh, sw_s, ph, pw, dh, dw, *sx, *sw, *sy,
+    if (dh, dw) != (1, 1):
+        bm, bn, bk = blocks or (pow2(m, lo=16, hi=64), pow2(oc, lo=16, hi=64), pow2(c * kh * kw, lo=16, hi=32))
+        grid = (kdsl.cdiv(m, bm), kdsl.cdiv(oc, bn))
+        launch(conv2d_kernel, grid, x, weight, bias if bias is not None else y, y,
+               nb, c, h, w, oc, oh, ow, sh, sw_s, ph, pw, dh, dw, *sx, *sw, *sy,
+               KH=kh, KW=kw, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+               HAS_BIAS=bias is not None, ACTIVATION=activation)  # fmt: skip
+        return y
+    # Implicit GEMM over a zero-padded NHWC copy of x: a kernel row (kw, c) is then one contiguous
+    # run of memory, so every A tile is a plain 2-D block copy (no gathers, no padding masks).
+    hp, wp = h + 2 * ph, w + 2 * pw
+    nhwc = (h * w * c, w * c, c, 1)
+    if layout == "NHWC" and (ph, pw) == (0, 0) and (sx[0], sx[2], sx[3], sx[1]) == nhwc:
+        xp = x
+    else:
+        xp = empty((nb, hp, wp, c), x.dtype, x)
+        bc = pow2(c, lo=16, hi=64)
+        launch(pad_nhwc_kernel, (kdsl.cdiv(wp, 16), nb * hp), x, xp, c, h, w, hp, wp, ph, pw, *sx,
+               BLOCK_W=16, BLOCK_C=bc)  # fmt: skip
+    wt = _weight_khwc(weight, layout, (oc, c, kh, kw), sw)
+    bm, bn, bk = blocks or default_blocks(ow, oc, kw * c, x)
+    grid3 = (kdsl.cdiv(ow, bm), nb * oh, kdsl.cdiv(oc, bn))
+    launch(conv2d_nhwc_kernel, grid3, xp, wt, bias if bias is not None else y, y,
+           c, hp, wp, oc, oh, ow, sh, sw_s, *sy,
            KH=kh, KW=kw, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
            HAS_BIAS=bias is not None, ACTIVATION=activation)  # fmt: skip
     return y
+
+
+def _weight_khwc(weight: Array, layout: str, dims: tuple[int, int, int, int], sw: tuple[int, ...]) -> Array:
+    """The weight as a contiguous (KH, KW, C, OC) array (NHWC weights usually are already)."""
+    oc, c, kh, kw = dims
+    if layout == "NHWC" and tuple(strides(weight)) == (kw * c * oc, c * oc, oc, 1):
+        return weight
+    wt = empty((kh, kw, c, oc), weight.dtype, weight)
+    # pad_nhwc_kernel's (n, c, h, w) -> (n, h, w, c) copy, read with (kh, oc, kw, c) as (n, c, h, w).
+    launch(pad_nhwc_kernel, (kdsl.cdiv(c, 16), kh * kw), weight, wt, oc, kw, c, kw, c, 0, 0,
+           sw[2], sw[0], sw[3], sw[1], BLOCK_W=16, BLOCK_C=pow2(oc, lo=16, hi=64))  # fmt: skip
+    return wt
+
+
+# Largest (BLOCK_M, BLOCK_N, BLOCK_K) per backend. On opencl/cpu the dot is a register-blocked
+# micro-kernel: 64 output pixels x 64 channels with K blocks of 64 (one third of a 3x3x64 kernel row).
+_MAX_BLOCKS = {"opencl": (64, 64, 64), "cpu": (64, 64, 64)}
+_DEFAULT_MAX_BLOCKS = (32, 32, 32)
+
+
+def default_blocks(ow: int, oc: int, kwc: int, like: Array) -> tuple[int, int, int]:
+    """``(BLOCK_M, BLOCK_N, BLOCK_K)`` for output rows of ``ow`` pixels, ``oc`` channels, kernel rows of ``kwc``."""
+    backend = like.backend if is_device(like) else current_backend_name()
+    hm, hn, hk = _MAX_BLOCKS.get(backend, _DEFAULT_MAX_BLOCKS)
+    return pow2(ow, lo=16, hi=hm), pow2(oc, lo=16, hi=hn), pow2(kwc, lo=16, hi=hk)
 
 
 def pool2d(

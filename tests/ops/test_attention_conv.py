@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from kdsl import ops
 
-ATT_SHAPES = [(1, 1, 1, 1), (2, 3, 37, 20), (1, 2, 64, 16)]
+ATT_SHAPES = [(1, 1, 1, 1), (2, 3, 37, 20), (1, 2, 64, 16), (1, 1, 200, 32)]
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -25,6 +27,31 @@ def test_attention_cross_lengths_and_scale(backend: str) -> None:
     k, v = (rng.standard_normal((1, 2, 41, 8), dtype=np.float32) for _ in range(2))
     got = ops.attention(q, k, v, sm_scale=0.3, blocks=(16, 16))
     np.testing.assert_allclose(got, ops.attention_ref(q, k, v, sm_scale=0.3), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize(("sq", "sk", "blocks"), [(33, 33, (16, 16)), (70, 70, (32, 16)), (9, 50, (16, 32))])
+def test_attention_ragged_blocks(backend: str, sq: int, sk: int, blocks: tuple[int, int], causal: bool) -> None:
+    """Sequence lengths that are not multiples of the blocks: the masked tail and diagonal blocks."""
+    rng = np.random.default_rng(sq * 100 + sk)
+    q = rng.standard_normal((1, 2, sq, 16), dtype=np.float32)
+    k, v = (rng.standard_normal((1, 2, sk, 16), dtype=np.float32) for _ in range(2))
+    want = ops.attention_ref(q, k, v, causal)
+    np.testing.assert_allclose(ops.attention(q, k, v, causal, blocks=blocks), want, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_growing_scores_rescale(backend: str, causal: bool) -> None:
+    """Scores that grow along the keys, so later blocks exceed the running reference by far (2**40
+    and more): the lazy rescale path must raise it; exp2 of the raw scores would overflow."""
+    rng = np.random.default_rng(5)
+    s, d = 96, 16
+    q = rng.standard_normal((1, 1, s, d), dtype=np.float32) * 4
+    k = rng.standard_normal((1, 1, s, d), dtype=np.float32) * np.linspace(0.1, 6.0, s, dtype=np.float32)[:, None]
+    v = rng.standard_normal((1, 1, s, d), dtype=np.float32)
+    want = ops.attention_ref(q, k, v, causal)
+    got = ops.attention(q, k, v, causal, blocks=(16, 16))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
 def test_attention_transformer_layout(backend: str) -> None:
@@ -50,16 +77,21 @@ def test_rope(backend: str, shape: tuple[int, int, int, int], offset: int) -> No
 CONV_CASES = [  # (n, c, h, w, oc, k, stride, pad, dilation)
     (1, 1, 1, 1, 1, 1, 1, 0, 1),
     (2, 3, 11, 13, 5, 3, 1, 1, 1),
-    (1, 4, 17, 9, 7, 3, 2, 2, 2),
+    (1, 4, 17, 9, 7, 3, 2, 2, 2),  # dilation: the gathered implicit GEMM
     (1, 2, 8, 8, 3, 5, 3, 0, 1),
+    (1, 5, 4, 70, 9, 3, 1, 1, 1),  # output rows wider than a pixel block
+    (2, 8, 10, 10, 20, 3, 2, 1, 1),  # stride 2 with padding
+    (1, 3, 6, 7, 4, 1, 1, 0, 1),  # 1x1
+    (1, 70, 5, 6, 3, 3, 1, 0, 1),  # kernel rows (kw, c) longer than a K block, no padding
+    (1, 6, 7, 5, 80, 3, 1, (2, 0), 1),  # more channels than a channel block, padding on H only
 ]
 
 
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 @pytest.mark.parametrize("case", CONV_CASES)
-def test_conv2d(backend: str, case: tuple[int, ...], layout: str) -> None:
+def test_conv2d(backend: str, case: tuple[Any, ...], layout: str) -> None:
     n, c, h, w, oc, k, stride, pad, dil = case
-    rng = np.random.default_rng(sum(case))
+    rng = np.random.default_rng(n * c * h * w * oc)
     x = rng.standard_normal((n, c, h, w), dtype=np.float32)
     wt = rng.standard_normal((oc, c, k, k), dtype=np.float32)
     b = rng.standard_normal(oc, dtype=np.float32)
@@ -70,6 +102,18 @@ def test_conv2d(backend: str, case: tuple[int, ...], layout: str) -> None:
         xh, wh = np.ascontiguousarray(x.transpose(0, 2, 3, 1)), np.ascontiguousarray(wt.transpose(2, 3, 1, 0))
         got = ops.conv2d(xh, wh, b, stride, pad, dil, layout="NHWC", activation="relu").transpose(0, 3, 1, 2)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_conv2d_strided_views(backend: str) -> None:
+    """NHWC input given as a transposed view of NCHW data and a non-contiguous weight: copied by strides."""
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 5, 9, 8), dtype=np.float32)
+    wt = rng.standard_normal((7, 5, 3, 3), dtype=np.float32)
+    want = ops.conv2d_ref(x, wt, padding=1)
+    got = ops.conv2d(x.transpose(0, 2, 3, 1), wt.transpose(2, 3, 1, 0), padding=1, layout="NHWC")
+    np.testing.assert_allclose(got.transpose(0, 3, 1, 2), want, rtol=1e-4, atol=1e-4)
+    got0 = ops.conv2d(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), wt.transpose(2, 3, 1, 0), layout="NHWC")
+    np.testing.assert_allclose(got0.transpose(0, 3, 1, 2), ops.conv2d_ref(x, wt), rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
