@@ -13,7 +13,9 @@ Device arrays deliberately do not expose ``__array_interface__``/``__dlpack__``,
 so nothing treats them as host memory by accident.
 
 Backends without a ``device()`` method (interpreter, cpu) share the
-:data:`HOST_DEVICE`, whose buffers are 64-byte aligned numpy byte arrays.
+:data:`HOST_DEVICE`, whose buffers are 64-byte aligned numpy byte arrays from
+the caching :data:`~kdsl.runtime.hostpool.HOST_POOL` (memory of dead arrays is
+reused, not page-faulted in again; :func:`empty_cache` releases it).
 """
 
 from __future__ import annotations
@@ -28,23 +30,27 @@ from kdsl.errors import LaunchError
 from kdsl.ir.types import scalar_from_numpy
 from kdsl.runtime.backend import Backend, Device
 from kdsl.runtime.backends import get_backend, resolve_backend
-
-ALIGN = 64
+from kdsl.runtime.hostpool import ALIGN as ALIGN
+from kdsl.runtime.hostpool import HOST_POOL, HostPool
 
 
 class HostDevice:
-    """Host memory as a device: buffers are numpy ``uint8`` arrays, copies are memcpy."""
+    """Host memory as a device: buffers are pooled numpy ``uint8`` arrays, copies are memcpy."""
 
     name = "host"
     host_memory = True
 
-    def __init__(self) -> None:
+    def __init__(self, pool: HostPool = HOST_POOL) -> None:
         self.key = f"host:{platform.machine()}"
+        self.pool = pool
 
     def allocate(self, nbytes: int) -> np.ndarray[Any, Any]:
-        raw = np.empty(max(int(nbytes), 1) + ALIGN, np.uint8)
-        skip = -raw.ctypes.data % ALIGN
-        return raw[skip : skip + max(int(nbytes), 1)]
+        """``max(nbytes, 1)`` bytes, 64-byte aligned, from the pool (reused memory: uninitialised)."""
+        return self.pool.allocate(nbytes)
+
+    def fill_zero(self, buffer: Any, offset: int, nbytes: int) -> None:
+        """Zero ``nbytes`` at ``offset`` in place (no temporary array of zeros)."""
+        buffer[offset : offset + nbytes] = 0
 
     def write(self, buffer: Any, src: np.ndarray[Any, Any], offset: int = 0) -> None:
         buffer[offset : offset + src.nbytes] = np.ascontiguousarray(src).reshape(-1).view(np.uint8)
@@ -191,10 +197,17 @@ def empty(shape: int | Sequence[int], dtype: Any = np.float32, backend: str | No
 
 
 def zeros(shape: int | Sequence[int], dtype: Any = np.float32, backend: str | None = None) -> DeviceArray:
-    """A zero-filled device array (one host-to-device copy of zeros)."""
-    out = empty(shape, dtype, backend)
+    """A zero-filled device array (host memory: zeroed in place; else one copy of zeros)."""
+    return _zero(empty(shape, dtype, backend))
+
+
+def _zero(out: DeviceArray) -> DeviceArray:
+    """Fill ``out`` with zeros: pooled host buffers hold old data, so always explicitly."""
     if out.nbytes:
-        out.device.write(out.buffer, np.zeros(out.shape, out.dtype), 0)
+        if isinstance(out.device, HostDevice):
+            out.device.fill_zero(out.buffer, out.offset, out.nbytes)
+        else:
+            out.device.write(out.buffer, np.zeros(out.shape, out.dtype), out.offset)
     return out
 
 
@@ -218,10 +231,14 @@ def empty_like(a: Any, dtype: Any = None, backend: str | None = None) -> DeviceA
 
 
 def zeros_like(a: Any, dtype: Any = None, backend: str | None = None) -> DeviceArray:
-    out = empty_like(a, dtype, backend)
-    if out.nbytes:
-        out.device.write(out.buffer, np.zeros(out.shape, out.dtype), 0)
-    return out
+    return _zero(empty_like(a, dtype, backend))
+
+
+def empty_cache() -> int:
+    """Release the host pool's cached memory (cpu/interpreter device arrays); returns bytes freed.
+
+    Memory of live arrays (and of views of them) is never touched."""
+    return HOST_POOL.empty_cache()
 
 
 def synchronize(backend: str | None = None) -> None:
