@@ -25,7 +25,16 @@ from kdsl.errors import (
 )
 from kdsl.ir.core import ModuleOp
 from kdsl.runtime.backends import available_backends, backend, current_backend_name, set_backend
-from kdsl.runtime.device_array import DeviceArray, empty, empty_like, synchronize, tensor, zeros, zeros_like
+from kdsl.runtime.device_array import (
+    DeviceArray,
+    empty,
+    empty_cache,
+    empty_like,
+    synchronize,
+    tensor,
+    zeros,
+    zeros_like,
+)
 from kdsl.runtime.jit import KernelFunction, jit, kernel
 from kdsl.runtime.sanitize import sanitize_enabled, set_sanitize
 
@@ -75,6 +84,7 @@ __all__ = [
     "compile_to_ir",
     "current_backend_name",
     "empty",
+    "empty_cache",
     "empty_like",
     "jit",
     "kernel",
