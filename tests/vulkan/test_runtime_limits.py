@@ -66,4 +66,6 @@ def test_work_group_grows_with_barrier_state(nt: int | None) -> None:
     assert barrier_state(stages.wi_module) <= BARRIER_STATE_LIMIT
     s = np.zeros((4, 256), np.float32)
     smod = kdsl.compile_to_ir(K.softmax_kernel, s, s, 256, 256, 256, optimize=True, BLOCK=256)
-    assert VulkanBackend().compile_stages(smod, "softmax_kernel", LaunchOptions()).layout.num_threads == 64
+    # llvmpipe runs a barrier-free row kernel as one invocation per program, 8 programs per group
+    expected = 1 if VulkanBackend().target().programs_per_group > 1 else 64
+    assert VulkanBackend().compile_stages(smod, "softmax_kernel", LaunchOptions()).layout.num_threads == expected

@@ -42,7 +42,7 @@ def _for(e: Emitter, op: Operation) -> None:
     f.phi(iv_t, [(lo, pre), (iv_next, cont)], rid=iv)
     phis = [f.phi(e.reg(x.type), [(e.v(x), pre), (n, cont)]) for x, n in zip(carried, next_ids)]
     cond = _for_cond(e, op, iv_t, iv, hi)
-    f.loop_merge(merge, cont)
+    f.loop_merge(merge, cont, "Unroll" if id(op) in e.unrolled else "None")
     f.branch_cond(cond, body_l, merge)
     f.label(body_l)
     e.bind(body.args[0], iv)
@@ -77,7 +77,6 @@ def _for_cond(e: Emitter, op: Operation, iv_t: int, iv: int, hi: int) -> int:
     return f.lor(f.land(up, f.cmp("lt", iv_t, iv, hi)), f.land(f.lnot(up), f.cmp("gt", iv_t, iv, hi)))
 
 
-
 @handles("scf.if")
 def _if(e: Emitter, op: Operation) -> None:
     f = e.f
@@ -106,8 +105,10 @@ def _while(e: Emitter, op: Operation) -> None:
     f.branch(header)
     f.label(header)
     next_ids = [e.m.new_id() for _ in before.args]
-    header_values = [f.phi(e.reg(arg.type), [(e.v(init), pre), (n, cont)])
-                     for arg, init, n in zip(before.args, op.operands, next_ids)]
+    header_values = [
+        f.phi(e.reg(arg.type), [(e.v(init), pre), (n, cont)])
+        for arg, init, n in zip(before.args, op.operands, next_ids)
+    ]
     for arg, hv in zip(before.args, header_values):
         e.bind(arg, hv)
     f.loop_merge(merge, cont)

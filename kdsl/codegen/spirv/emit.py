@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kdsl.codegen.spirv import abi
+from kdsl.codegen.spirv import abi, contract, unroll
 from kdsl.codegen.spirv import grammar_table as g
 from kdsl.codegen.spirv.function import FunctionBuilder
 from kdsl.codegen.spirv.module import Module
@@ -70,6 +70,29 @@ class SpirvKernel:
     loops: tuple[tuple[str, int, int], ...] = ()  # (file, line, col) of each loop checked for a driver cut
     loop_limit: int = 0  # Target.max_loop_iterations the shader was emitted for (0: no checks)
     params_binding: str = "push"  # Target.params_binding: "push" constants or a "uniform" buffer
+    # programs run by one work-group (see programs_per_group): the launch dispatches
+    # ceil(grid x / programs_per_group) work-groups along x
+    programs_per_group: int = 1
+
+
+def programs_per_group(func: Operation, target: Target) -> int:
+    """How many programs of ``func`` one work-group runs (``Target.programs_per_group``, else 1).
+
+    WHY: a one-work-item program (``num_threads == 1``: the CPU-style mapping, tiles in private
+    arrays, no shared memory) dispatched as a one-invocation work-group keeps one of lavapipe's
+    8 SIMD lanes busy. Programs that share nothing can run as the lanes of one work-group
+    instead: invocation ``i`` of group ``g`` is program ``g * P + i`` (those beyond the grid
+    skip the body). Only for programs with no barrier, no work-group memory and no local id,
+    so that the invocations of a group are independent exactly as separate work-groups are.
+    """
+    if target.programs_per_group <= 1 or int(func.attributes["num_threads"]) != 1:
+        return 1
+    for op in func.walk():
+        if op.NAME in ("wi.barrier", "wi.local_id"):
+            return 1
+        if op.NAME == "wi.alloc" and getattr(op.results[0].type, "space", "") == "local":
+            return 1
+    return target.programs_per_group
 
 
 class Emitter:
@@ -87,6 +110,14 @@ class Emitter:
         self.prints: list[PrintSpec] = []
         self.loops: list[tuple[str, int, int]] = []
         self.uses_float_atomics = False
+        self.pack = 1  # programs per work-group (programs_per_group), set by run()
+        self.program_x = 0  # their program id along x when pack > 1
+        self.dot_steps = contract.dot_steps(func)  # id(add) -> mul: fused dot steps (contract.py)
+        self.fused_muls = {id(mul) for mul in self.dot_steps.values()}
+        # loops marked Unroll (unroll.py): one-invocation programs only (no barriers: lavapipe
+        # compiles a work-group with barriers as a coroutine, whose compile time grows with the code)
+        one = int(func.attributes["num_threads"]) == 1
+        self.unrolled = unroll.unrolled_loops(func, target.unroll_trips) if one else set()
         self.f = FunctionBuilder(self.m, self.m.t_void(), name=str(func.attributes["sym_name"]))
 
     # --- values ---------------------------------------------------------------------------
@@ -117,13 +148,23 @@ class Emitter:
         arg_types = tuple(a.type for a in self.func.regions[0].block.args)
         self.layout = abi.param_layout(list(arg_types), self.root_bytes)
         self._load_params(arg_types)
-        self.block(self.func.regions[0].block)
+        self.pack = programs_per_group(self.func, self.target)
+        if self.pack > 1:  # programs pack.x .. pack.x + pack - 1 share a work-group; the last may overhang
+            local = self.builtin_component("LocalInvocationId", 0)
+            group = self.builtin_component("WorkgroupId", 0)
+            self.program_x = f.binary(
+                "add", self.t.i32, f.binary("mul", self.t.i32, group, self.ci32(self.pack)), local
+            )
+            inside = f.cmp("lt", self.t.i32, self.program_x, self.grid[0])
+            self.structured_if(inside, lambda: self.block(self.func.regions[0].block))
+        else:
+            self.block(self.func.regions[0].block)
         f.emit("OpReturn")
         f.finish()
         name = str(self.func.attributes["sym_name"])
         nt = int(self.func.attributes["num_threads"])
         m.entry_point("GLCompute", f.id, name, m.interface)
-        m.execution_mode(f.id, "LocalSize", nt, 1, 1)
+        m.execution_mode(f.id, "LocalSize", nt * self.pack, 1, 1)
         self._float_controls(f.id)
         return SpirvKernel(
             binary=m.to_bytes(),
@@ -139,6 +180,7 @@ class Emitter:
             loops=tuple(self.loops),
             loop_limit=self.target.max_loop_iterations,
             params_binding=self.target.params_binding,
+            programs_per_group=self.pack,
         )
 
     @property
@@ -292,7 +334,11 @@ class Emitter:
     # --- walking ----------------------------------------------------------------------------
     def block(self, block: Block) -> None:
         for op in block.ops:
-            if op.IS_TERMINATOR:
+            if op.IS_TERMINATOR or id(op) in self.fused_muls:
+                continue
+            mul = self.dot_steps.get(id(op))
+            if mul is not None:
+                contract.emit_step(self, op, mul)
                 continue
             handler = HANDLERS.get(op.NAME)
             if handler is None:

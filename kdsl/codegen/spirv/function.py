@@ -41,8 +41,13 @@ _BINARY = {
     "shl": ("OpShiftLeftLogical", "OpShiftLeftLogical", ""),
     "shr": ("OpShiftRightArithmetic", "OpShiftRightLogical", ""),
 }
-_BOOL_BINARY = {"and": "OpLogicalAnd", "or": "OpLogicalOr", "xor": "OpLogicalNotEqual", "eq": "OpLogicalEqual",
-                "ne": "OpLogicalNotEqual"}
+_BOOL_BINARY = {
+    "and": "OpLogicalAnd",
+    "or": "OpLogicalOr",
+    "xor": "OpLogicalNotEqual",
+    "eq": "OpLogicalEqual",
+    "ne": "OpLogicalNotEqual",
+}
 
 
 class FunctionBuilder:
@@ -83,8 +88,13 @@ class FunctionBuilder:
 
     def finish(self) -> None:
         """Close the function and append it to the module's function section."""
-        words = [*self.head, *instruction("OpLabel", [self.entry_label]), *self.vars, *self.body,
-                 *instruction("OpFunctionEnd", [])]
+        words = [
+            *self.head,
+            *instruction("OpLabel", [self.entry_label]),
+            *self.vars,
+            *self.body,
+            *instruction("OpFunctionEnd", []),
+        ]
         self.m.sections["functions"].extend(words)
 
     # --- blocks and control flow -------------------------------------------------------------
@@ -104,8 +114,8 @@ class FunctionBuilder:
     def selection_merge(self, merge: int) -> None:
         self.emit("OpSelectionMerge", merge, g.SELECTION_CONTROL["None"])
 
-    def loop_merge(self, merge: int, cont: int) -> None:
-        self.emit("OpLoopMerge", merge, cont, g.LOOP_CONTROL["None"])
+    def loop_merge(self, merge: int, cont: int, control: str = "None") -> None:
+        self.emit("OpLoopMerge", merge, cont, g.LOOP_CONTROL[control])
 
     def phi(self, rtype: int, incoming: list[tuple[int, int]], rid: int = 0) -> int:
         """``OpPhi`` with (value, predecessor block) pairs; ``rid`` lets loops pre-allocate the id."""

@@ -24,7 +24,11 @@ _ACCESS = g.MEMORY_ACCESS["Aligned"]
 
 @handles("wi.program_id")
 def _program_id(e: Emitter, op: Operation) -> None:
-    e.bind(op.result, e.builtin_component("WorkgroupId", int(op.attributes["axis"])))
+    axis = int(op.attributes["axis"])
+    if axis == 0 and e.pack > 1:  # several programs per work-group (emit.programs_per_group)
+        e.bind(op.result, e.program_x)
+        return
+    e.bind(op.result, e.builtin_component("WorkgroupId", axis))
 
 
 @handles("wi.num_programs")
@@ -132,8 +136,11 @@ def _gstore(e: Emitter, op: Operation) -> None:
 
 @handles("wi.barrier")
 def _barrier(e: Emitter, op: Operation) -> None:
-    sem = g.MEMORY_SEMANTICS["AcquireRelease"] | g.MEMORY_SEMANTICS["WorkgroupMemory"] \
+    sem = (
+        g.MEMORY_SEMANTICS["AcquireRelease"]
+        | g.MEMORY_SEMANTICS["WorkgroupMemory"]
         | g.MEMORY_SEMANTICS["UniformMemory"]
+    )
     wg = e.cu32(g.SCOPE["Workgroup"])
     e.f.emit("OpControlBarrier", wg, wg, e.cu32(sem))
 
@@ -155,8 +162,11 @@ def _print(e: Emitter, op: Operation) -> None:
     index = len(e.prints)
     e.prints.append(PrintSpec(str(op.attributes["format"]), tuple(a.type for a in op.operands)))
     size = 8 + 8 * len(op.operands)
-    cursor = f.op("OpConvertUToPtr", e.m.t_ptr("PhysicalStorageBuffer", u32),
-                  f.op("OpIAdd", u64, e.status, f.const(u64, abi.STATUS_PRINT_CURSOR)))
+    cursor = f.op(
+        "OpConvertUToPtr",
+        e.m.t_ptr("PhysicalStorageBuffer", u32),
+        f.op("OpIAdd", u64, e.status, f.const(u64, abi.STATUS_PRINT_CURSOR)),
+    )
     off = f.op("OpAtomicIAdd", u32, cursor, e.cu32(g.SCOPE["Device"]), e.cu32(0), e.cu32(size))
     fits = f.cmp("le", u32, off, e.cu32(abi.PRINT_CAPACITY - size))
     slots = [_print_slot(e, e.v(a), a.type) for a in op.operands]

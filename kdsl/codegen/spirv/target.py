@@ -49,6 +49,12 @@ class Target:
     # where the parameter block comes from: "push" (push constants) or "uniform" (a dynamic uniform
     # buffer at set 0, binding 0: lavapipe leaks host memory on every dispatch that pushes constants)
     params_binding: str = "push"
+    # programs of a one-work-item kernel (num_threads == 1) packed into one work-group as its
+    # invocations (1: one work-group per program). llvmpipe: its SIMD width, 8 (docs/VULKAN.md)
+    programs_per_group: int = 1
+    # scf.for loops with a constant trip count up to this get OpLoopMerge's Unroll control
+    # (kdsl/codegen/spirv/unroll.py; 0: none). llvmpipe: 256
+    unroll_trips: int = 0
     extra: dict[str, bool] = field(default_factory=dict)
 
     @property
