@@ -132,6 +132,59 @@ def attention_fwd_kernel(  # type: ignore[no-untyped-def]
 
 
 @kdsl.kernel
+def attention_fwd_gather_kernel(  # type: ignore[no-untyped-def]
+    Q, K, V, Out, sm_scale, H, SEQ_Q, SEQ_K, HEAD_DIM,
+    stride_qb, stride_qh, stride_qs, stride_kb, stride_kh, stride_ks, stride_ob, stride_oh, stride_os,
+    BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr, BLOCK_D: kl.constexpr, CAUSAL: kl.constexpr,
+):  # fmt: skip
+    """The plain online-softmax kernel (K gathered transposed per block, eager rescaling).
+
+    Why it stays: on backends whose dot is not a register-blocked micro-kernel (vulkan) the
+    tiles live in work-group shared memory, and this kernel's fewer live tiles fit lavapipe's
+    32 KiB at head dim 64 where :func:`attention_fwd_kernel` does not."""
+    start_m = kl.program_id(0)
+    bh = kl.program_id(1)
+    q_off = (bh // H) * stride_qb + (bh % H) * stride_qh
+    k_off = (bh // H) * stride_kb + (bh % H) * stride_kh
+    o_off = (bh // H) * stride_ob + (bh % H) * stride_oh
+    offs_m = start_m * BLOCK_M + kl.arange(0, BLOCK_M)
+    offs_n = kl.arange(0, BLOCK_N)
+    offs_d = kl.arange(0, BLOCK_D)
+    d_ok = offs_d < HEAD_DIM
+    q_mask = (offs_m[:, None] < SEQ_Q) & d_ok[None, :]
+    q = kl.load(Q + q_off + offs_m[:, None] * stride_qs + offs_d[None, :], mask=q_mask, other=0.0).to(kl.float32)
+    qk_scale = sm_scale * 1.4426950408889634
+    m_i = kl.full([BLOCK_M], -float("inf"), dtype=kl.float32)
+    l_i = kl.zeros([BLOCK_M], dtype=kl.float32)
+    acc = kl.zeros([BLOCK_M, BLOCK_D], dtype=kl.float32)
+    hi = SEQ_K
+    if CAUSAL:
+        hi = min(SEQ_K, (start_m + 1) * BLOCK_M)
+    for start_n in range(0, hi, BLOCK_N):
+        cols = start_n + offs_n
+        col_ok = cols < SEQ_K
+        kt = kl.load(
+            K + k_off + cols[None, :] * stride_ks + offs_d[:, None], mask=d_ok[:, None] & col_ok[None, :], other=0.0
+        ).to(kl.float32)
+        qk = kl.dot(q, kt) * qk_scale
+        valid = col_ok[None, :]
+        if CAUSAL:
+            valid = valid & (cols[None, :] <= offs_m[:, None])
+        qk = kl.where(valid, qk, -float("inf"))
+        m_new = kl.maximum(m_i, kl.max(qk, axis=1))
+        p = kl.exp2(qk - m_new[:, None])
+        alpha = kl.exp2(m_i - m_new)
+        l_i = l_i * alpha + kl.sum(p, axis=1)
+        v = kl.load(
+            V + k_off + cols[:, None] * stride_ks + offs_d[None, :], mask=col_ok[:, None] & d_ok[None, :], other=0.0
+        ).to(kl.float32)
+        acc = acc * alpha[:, None] + kl.dot(p, v)
+        m_i = m_new
+    out = acc / l_i[:, None]
+    kl.store(Out + o_off + offs_m[:, None] * stride_os + offs_d[None, :], out.to(Out.dtype.element_ty), mask=q_mask)
+
+
+@kdsl.kernel
 def transpose_keys_kernel(  # type: ignore[no-untyped-def]
     K, KT, qk_scale, H, SEQ_K, HEAD_DIM, stride_kb, stride_kh, stride_ks,
     BLOCK_S: kl.constexpr, BLOCK_D: kl.constexpr,
@@ -210,6 +263,9 @@ def attention(
     (sob, soh, sos) = (so[0], so[1], so[2]) if layout == "bhsd" else (so[0], d, so[1])
     scale = 1.0 / math.sqrt(d) if sm_scale is None else sm_scale
     bd = pow2(d, lo=16)
+    if _backend_of(q) not in _MAX_BLOCKS:
+        return _attention_gather(q, k, v, o, causal, scale, nh, sq, sk, d,
+                                 (sqb, sqh, sqs, skb, skh, sks, sob, soh, sos), blocks)  # fmt: skip
     # K^T, contiguous per (batch, head): one pass over K instead of a gathered transpose per query block.
     kt = empty((nb * nh, d, sk), np.float32, k)
     if sk:
@@ -239,11 +295,33 @@ _MAX_BLOCKS = {"opencl": (128, 64), "cpu": (128, 64)}
 _DEFAULT_MAX_BLOCKS = (32, 32)
 
 
+def _backend_of(like: Array) -> str:
+    return like.backend if is_device(like) else current_backend_name()
+
+
+def _attention_gather(
+    q: Array, k: Array, v: Array, o: Array, causal: bool, scale: float, nh: int, sq: int, sk: int, d: int,
+    st: tuple[int, ...], blocks: tuple[int, int] | None,
+) -> Array:  # fmt: skip
+    """:func:`attention` through :func:`attention_fwd_gather_kernel`, shrinking the blocks while the
+    device's shared memory cannot hold them (lavapipe: 32 KiB). Nothing has run when the
+    compile error comes, so retrying is safe."""
+    bm, bn = blocks or default_blocks(sq, sk, q)
+    while True:
+        try:
+            launch(attention_fwd_gather_kernel, (kdsl.cdiv(sq, bm), int(q.shape[0]) * nh), q, k, v, o, scale, nh,
+                   sq, sk, d, *st, BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=pow2(d, lo=16), CAUSAL=causal)  # fmt: skip
+            return o
+        except CompilationError as e:
+            if blocks is not None or "memory" not in e.message or max(bm, bn) <= 16:
+                raise
+            bm, bn = max(16, bm // 2), max(16, bn // 2)
+
+
 def default_blocks(sq: int, sk: int, like: Array) -> tuple[int, int]:
     """``(BLOCK_M, BLOCK_N)``: the sequence lengths rounded up to powers of two, at least 16, at most
     the backend's maximum (:data:`_MAX_BLOCKS`)."""
-    backend = like.backend if is_device(like) else current_backend_name()
-    hm, hn = _MAX_BLOCKS.get(backend, _DEFAULT_MAX_BLOCKS)
+    hm, hn = _MAX_BLOCKS.get(_backend_of(like), _DEFAULT_MAX_BLOCKS)
     return pow2(sq, lo=16, hi=hm), pow2(sk, lo=16, hi=hn)
 
 

@@ -17,13 +17,17 @@ def test_gpt_matches_numpy(backend: str) -> None:
     want = model.forward_numpy(ids)
     assert got.shape == (2, 7, model.cfg.vocab)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
-    assert set(prof.stats) == {
-        "embedding_kernel",
-        "layer_norm_fwd_kernel",
-        "matmul_kernel",
-        "transpose_keys_kernel",  # attention reads K transposed (one pass over K per call)
-        "attention_fwd_kernel",
-    }
+    # attention: K transposed once then the blocked kernel (cpu/opencl), or the gathering kernel
+    attention = {"transpose_keys_kernel", "attention_fwd_kernel"} <= set(prof.stats) or (
+        "attention_fwd_gather_kernel" in prof.stats
+    )
+    assert attention
+    base = {"embedding_kernel", "layer_norm_fwd_kernel", "matmul_kernel"}
+    assert (
+        base
+        <= set(prof.stats)
+        <= base | {"transpose_keys_kernel", "attention_fwd_kernel", "attention_fwd_gather_kernel"}
+    )
     assert prof.stats["matmul_kernel"].calls == 6 * model.cfg.n_layer + 1
 
 
