@@ -31,7 +31,7 @@ from kdsl.runtime.vulkan.runtime import get_runtime
 DEFAULT_NUM_THREADS = 64
 MIN_NUM_THREADS = 8  # lavapipe's SIMD width (8 x 32 bit in 256-bit registers)
 LAVAPIPE_PROGRAMS_PER_GROUP = 8  # one-work-item programs packed per work-group on llvmpipe (its SIMD width)
-LAVAPIPE_UNROLL_TRIPS = 256  # constant loops the driver is asked to unroll (kdsl/codegen/spirv/unroll.py)
+LAVAPIPE_UNROLL_TRIPS = 16  # constant loops the driver is asked to unroll (kdsl/codegen/spirv/unroll.py)
 # Estimated loop passes (codegen/spirv/unroll.loop_passes) up to which the automatic choice is one
 # invocation per program on a capped driver: half the cap (65,535), the rest for what the
 # estimate cannot see (loops of unknown trip count are assumed to run 1024 times).
