@@ -118,6 +118,8 @@ def _one_per_program(
     access into a loop over the 8 SIMD lanes; this mapping has no shared memory at all.
     Measured against the 64-invocation default: softmax/LayerNorm rows 25-250x, matmul with
     16x16x16 blocks 17x, vector add 2x."""
+    if _waits_on_atomics(module):
+        return None
     layout = Layout.from_options(1, options.extra)
     try:
         wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias)
@@ -127,6 +129,20 @@ def _one_per_program(
     if target.max_loop_iterations and loop_passes(func, unrolled_loops(func, target.unroll_trips)) > PASS_BUDGET:
         return None
     return CompiledStages(wmod, emit_spirv(wmod, target), layout)
+
+
+def _waits_on_atomics(module: ModuleOp) -> bool:
+    """A ``while`` loop with an atomic in it (a spin lock, a ticket wait) needs programs that
+    progress independently: Triton gives every program its own forward progress. Programs packed
+    into one work-group run as SIMD lanes on llvmpipe, so the lane holding a lock waits at the
+    loop's reconvergence point for lanes spinning on it -- a deadlock that ends at the driver's
+    loop cap. Such kernels keep one work-group per program."""
+    for op in module.walk():
+        if op.NAME == "scf.while" and any(
+            inner.NAME.startswith("tile.atomic_") for region in op.regions for inner in region.walk()
+        ):
+            return True
+    return False
 
 
 class VulkanBackend:
