@@ -36,7 +36,10 @@ from kdsl.runtime.device_array import (
     zeros_like,
 )
 from kdsl.runtime.jit import KernelFunction, jit, kernel
+from kdsl.runtime.preload import start as _start_preload
 from kdsl.runtime.sanitize import sanitize_enabled, set_sanitize
+
+_start_preload()  # the OpenCL driver loads on another core while the program starts (runtime/preload.py)
 
 
 def cdiv(x: int, y: int) -> int:
