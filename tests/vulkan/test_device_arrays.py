@@ -65,6 +65,6 @@ def test_collected_arrays_are_reused() -> None:
     for _ in range(6):  # 6 MiB without reuse; each gc.collect() is slow late in a full session
         a = kdsl.empty(1 << 20, np.float32)
         del a
-        gc.collect()
+        gc.collect(1)  # young generations: a full collection is slow late in a full session
     kdsl.empty(16, np.float32)  # drains the deferred frees
     assert rt.allocator.in_use() <= before + (1 << 20) + 4096
