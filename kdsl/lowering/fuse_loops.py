@@ -9,8 +9,9 @@ Three rewrites, on scalar loops before :mod:`vectorize` runs (``num_threads
 == 1`` only: a work-item then owns its whole tile, so no other work-item reads
 what a loop stores):
 
-1. **Reductions start at slot 0** -- ``acc = M[0]; for s in [1, n): acc = acc op M[s]``
-   becomes ``acc = identity; for s in [0, n): ...``, which combines the same
+1. **Reductions start at slot 0** -- ``acc = M[b]; for s in [1, n): acc = acc op M[b + s]``
+   (``b = 0`` for a whole tile, ``row * C`` for a row of a 2-D one) becomes
+   ``acc = identity; for s in [0, n): ...``, which combines the same
    values in the same order with the same result (``-0.0 + x == x``, ``1 * x == x``,
    ``fmax(NaN, x) == x``, ``maximum(-inf, x) == x``, integer extremes), and no
    longer reads ``M`` before the loop.
@@ -122,7 +123,7 @@ def start_reduction_at_zero(loop: Operation) -> bool:
         xl, il = x.owner_op, init.owner_op
         if not (isinstance(xl, wi.LoadOp) and isinstance(il, wi.LoadOp)):
             return False
-        if xl.index is not iv or il.mem is not xl.mem or _const(il.index) != 0:
+        if il.mem is not xl.mem or not _starts_at(xl.index, il.index, iv, body):
             return False
         if not isinstance(arg.type, ScalarType) or arg.type.name not in _TYPES:  # what the vectoriser takes
             return False
@@ -142,6 +143,36 @@ def start_reduction_at_zero(loop: Operation) -> bool:
     _insert_before(loop, zero)
     loop.set_operand(0, zero.result)
     return True
+
+
+def _starts_at(index: Value, first: Value, iv: Value, body: Block) -> bool:
+    """Whether slot ``index`` (in the loop body) at ``iv == 0`` is slot ``first`` (the init's):
+    ``index = iv`` with ``first = 0``, or ``index = b + iv`` / ``iv + b`` with ``b`` computing
+    the same value as ``first`` from loop-invariant operands (a row reduction's ``row * C``)."""
+    if index is iv:
+        return _const(first) == 0
+    op = index.owner_op
+    if not isinstance(op, arith.AddOp) or iv not in op.operands:
+        return False
+    base = op.operands[1] if op.operands[0] is iv else op.operands[0]
+    return base is not iv and _same_value(base, first, body)
+
+
+def _same_value(a: Value, b: Value, body: Block, depth: int = 4) -> bool:
+    """``a`` and ``b`` compute the same value: the same SSA value, equal constants, or the same pure
+    op of operands that are (``a`` may be re-computed inside ``body`` from values defined outside)."""
+    if a is b:
+        return True
+    x, y = a.owner_op, b.owner_op
+    if x is None or y is None or depth == 0 or a.type != b.type:
+        return False
+    if isinstance(x, arith.ConstantOp) and isinstance(y, arith.ConstantOp):
+        return bool(x.attributes["value"] == y.attributes["value"])
+    if type(x) is not type(y) or not x.has_trait(Pure) or x.regions or len(x.results) != 1:
+        return False
+    if x.attributes != y.attributes or len(x.operands) != len(y.operands):
+        return False
+    return all(_same_value(p, q, body, depth - 1) for p, q in zip(x.operands, y.operands))
 
 
 def _insert_before(anchor: Operation, op: Operation) -> None:

@@ -65,6 +65,7 @@ UNROLL = 4  # independent accumulators of a cheap vector reduction loop (``vecto
 
 # value kinds inside the loop body
 U, A, P, M, V, R = "uniform", "affine", "pointer", "mask", "vector", "reduction"
+CU, CA = "chunk-uniform", "chunk-affine"  # the same on every lane of a chunk / lane 0 + lane number
 
 
 class Reject(Exception):
@@ -227,7 +228,7 @@ class _Vectorizer:
         kind = self.k(v)
         if kind in (V, R):
             return self.new[v]
-        if kind != U:
+        if kind not in (U, CU):
             raise Reject  # affine indices / pointers / lane-true masks as data: left scalar
         return self.splat(v)
 
@@ -256,6 +257,18 @@ class _Vectorizer:
             if op.has_trait(Pure) and all(v in self.hoistable for v in op.operands):
                 self.hoistable.add(r)
             return
+        if op.NAME in ("arith.div", "arith.rem") and kinds == [A, U] and self._chunked_by(op):
+            # s / C is the same on every lane of an aligned chunk, s % C counts up by one
+            self.set(
+                op.result,
+                CU if op.NAME == "arith.div" else CA,
+                self.clone(op, [self.new[v] for v in op.operands], op.result.type),
+            )
+            return
+        if len(op.results) == 1 and CU in kinds and set(kinds) <= {U, CU} and self._uniform_ok(op):
+            r = op.result  # a pure op of chunk-uniform values: computed once per chunk, as a scalar
+            self.set(r, CU, self.clone(op, [self.new[v] for v in op.operands], r.type))
+            return
         handler = _HANDLERS.get(op.NAME)
         if handler is None:
             if op.NAME in FLOAT_OPS | INT_OPS:
@@ -263,6 +276,17 @@ class _Vectorizer:
                 return
             raise Reject
         handler(self, op, kinds)
+
+    def _chunked_by(self, op: Operation) -> bool:
+        """``op`` is ``s / C`` or ``s % C`` of the loop index itself with a constant ``C`` that the
+        vector width divides, and every chunk starts at a multiple of the width (``lo`` is a
+        non-negative constant multiple): the 2-D element loops' row and column indices."""
+        lo, c = _const(self.loop.operands[0]), _const(op.operands[1])
+        return (
+            op.operands[0] is self.iv
+            and isinstance(lo, int) and lo >= 0 and lo % self.vw == 0
+            and isinstance(c, int) and c > 0 and c % self.vw == 0
+        )  # fmt: skip
 
     def _uniform_ok(self, op: Operation) -> bool:
         if op.has_trait(Pure) or len(op.results) != 1:
@@ -287,6 +311,9 @@ class _Vectorizer:
     def index_add(self, op: Operation, kinds: list[str]) -> None:
         r = op.result
         ok_t = r.type == self.iv.type
+        if ok_t and _chunk_affine_sum(op.NAME, kinds[0], kinds[1]):
+            self.set(r, CA, self.clone(op, [self.new[v] for v in op.operands], r.type))
+            return
         pairs = {(A, U): 1, (U, A): 0} if op.NAME == "arith.add" else {(A, U): 1}
         other = pairs.get((kinds[0], kinds[1])) if ok_t else None
         if other is None:
@@ -297,7 +324,7 @@ class _Vectorizer:
         self.set(r, A, self.clone(op, [self.new[v] for v in op.operands], r.type))
 
     def addptr(self, op: Operation, kinds: list[str]) -> None:
-        if (kinds[0], kinds[1]) not in ((U, A), (P, U)):
+        if (kinds[0], kinds[1]) not in ((U, A), (P, U), (U, CA), (CU, A), (CU, CA), (P, CU)):
             raise Reject
         self.set(op.result, P, self.clone(op, [self.new[v] for v in op.operands], op.result.type))
 
@@ -342,9 +369,9 @@ class _Vectorizer:
             tv = op.true_value
             self.set(op.result, self.k(tv), self.new.get(tv))
             return
-        if kc != V or not _vectorisable(op.result.type):
+        if kc not in (V, CU) or not _vectorisable(op.result.type):
             raise Reject
-        vals = [self.new[op.cond], self.vec(op.true_value), self.vec(op.false_value)]
+        vals = [self.vec(op.cond), self.vec(op.true_value), self.vec(op.false_value)]
         self.set(op.result, V, self.clone(op, vals, VectorType(self.vw, _scalar(op.result.type))))
 
     def cast(self, op: Operation, kinds: list[str]) -> None:
@@ -364,13 +391,13 @@ class _Vectorizer:
         self.b.create(GVStoreOp, [self.new[op.ptr], self.vec(op.value)], [], dict(op.attributes))
 
     def load(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[1] != A or not _vectorisable(op.result.type):
+        if kinds[1] not in (A, CA) or not _vectorisable(op.result.type):
             raise Reject
         t = VectorType(self.vw, _scalar(op.result.type))
         self.set(op.result, V, self.b.create(VLoadOp, [self.new[op.mem], self.new[op.index]], [t]).result)
 
     def store(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[2] != A or kinds[1] != U or not _vectorisable(op.value.type):
+        if kinds[2] not in (A, CA) or kinds[1] != U or not _vectorisable(op.value.type):
             raise Reject
         self.b.create(VStoreOp, [self.vec(op.value), self.new[op.mem], self.new[op.index]])
 
@@ -473,6 +500,15 @@ class _Vectorizer:
         if red in IDEMPOTENT:
             return folded
         return self.pre.create(type(op), [init, folded], [e], dict(op.attributes)).result
+
+
+def _chunk_affine_sum(name: str, a: str, b: str) -> bool:
+    """Index sums that count up by one per lane within a chunk (not across chunks: never mask
+    bounds): chunk-affine plus anything the same on every lane, or affine plus chunk-uniform."""
+    same = (U, CU)
+    if name == "arith.sub":
+        return (a == CA and b in same) or (a == A and b == CU)
+    return (a == CA and b in same) or (b == CA and a in same) or (a, b) in ((A, CU), (CU, A))
 
 
 def _scalar(t: Type) -> ScalarType:

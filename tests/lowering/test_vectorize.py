@@ -125,6 +125,79 @@ SCALAR = (
 )
 
 
+# a flat 2-D element loop (64 x 64 tile): row = s / 64 is the same on every lane of a 16-lane chunk,
+# col = s % 64 counts up by one -- a row broadcast read, a 2-D global load and store
+BROADCAST = (
+    HEAD
+    + """\
+    %c0 = arith.constant {value = 0} : i32
+    %c1 = arith.constant {value = 1} : i32
+    %c64 = arith.constant {value = 64} : i32
+    %c4096 = arith.constant {value = 4096} : i32
+    %rowmax = wi.alloc : memref<64xf32, private>
+    scf.for %c0, %c4096, %c1 : i32, i32, i32 {
+    ^bb0(%s: i32):
+      %col = arith.rem %s, %c64 : i32
+      %row = arith.div %s, %c64 : i32
+      %start = arith.mul %row, %c64 : i32
+      %prow = wi.addptr %x, %start : (ptr<f32>, i32) -> ptr<f32>
+      %p = wi.addptr %prow, %col : (ptr<f32>, i32) -> ptr<f32>
+      %v = wi.gload %p : (ptr<f32>) -> f32
+      %m = wi.load %rowmax, %row : (memref<64xf32, private>, i32) -> f32
+      %d = arith.sub %v, %m : f32
+      %e = math.exp2 %d : f32
+      %q = wi.addptr %y, %s : (ptr<f32>, i32) -> ptr<f32>
+      wi.gstore %q, %e : ptr<f32>, f32
+      scf.yield
+    }
+"""
+    + TAIL
+)
+
+# must stay scalar: a column mask (col < n holds for some lanes of a chunk only), a divisor the
+# width does not divide (48 % 32), a loop starting off a chunk boundary
+BROADCAST_SCALAR = (
+    HEAD
+    + """\
+    %c0 = arith.constant {value = 0} : i32
+    %c1 = arith.constant {value = 1} : i32
+    %c3 = arith.constant {value = 3} : i32
+    %c48 = arith.constant {value = 48} : i32
+    %c64 = arith.constant {value = 64} : i32
+    %c4096 = arith.constant {value = 4096} : i32
+    scf.for %c0, %c4096, %c1 : i32, i32, i32 {
+    ^bb0(%s: i32):
+      %col = arith.rem %s, %c64 : i32
+      %m = arith.cmp %col, %n {predicate = "lt"} : (i32, i32) -> i1
+      %p = wi.addptr %x, %s : (ptr<f32>, i32) -> ptr<f32>
+      %v = wi.gload %p, %m : (ptr<f32>, i1) -> f32
+      %q = wi.addptr %y, %s : (ptr<f32>, i32) -> ptr<f32>
+      wi.gstore %q, %v, %m : ptr<f32>, f32, i1
+      scf.yield
+    }
+    scf.for %c0, %c4096, %c1 : i32, i32, i32 {
+    ^bb0(%s2: i32):
+      %col2 = arith.rem %s2, %c48 : i32
+      %p2 = wi.addptr %x, %col2 : (ptr<f32>, i32) -> ptr<f32>
+      %v2 = wi.gload %p2 : (ptr<f32>) -> f32
+      %q2 = wi.addptr %y, %s2 : (ptr<f32>, i32) -> ptr<f32>
+      wi.gstore %q2, %v2 : ptr<f32>, f32
+      scf.yield
+    }
+    scf.for %c3, %c4096, %c1 : i32, i32, i32 {
+    ^bb0(%s3: i32):
+      %col3 = arith.rem %s3, %c64 : i32
+      %p3 = wi.addptr %x, %col3 : (ptr<f32>, i32) -> ptr<f32>
+      %v3 = wi.gload %p3 : (ptr<f32>) -> f32
+      %q3 = wi.addptr %y, %s3 : (ptr<f32>, i32) -> ptr<f32>
+      wi.gstore %q3, %v3 : ptr<f32>, f32
+      scf.yield
+    }
+"""
+    + TAIL
+)
+
+
 def _vectorized(text: str, width: int = 16) -> tuple[str, int]:
     mod = parse_module(text)
     n = vectorize(mod.body.ops[0], width, fuse=False, unroll=1)  # fusion, unrolling: test_fuse_loops.py
@@ -134,7 +207,9 @@ def _vectorized(text: str, width: int = 16) -> tuple[str, int]:
     return out, n
 
 
-@pytest.mark.parametrize(("name", "text", "loops"), [("masked", MASKED, 1), ("reduce", REDUCE, 3)])
+@pytest.mark.parametrize(
+    ("name", "text", "loops"), [("masked", MASKED, 1), ("reduce", REDUCE, 3), ("broadcast", BROADCAST, 1)]
+)
 def test_vectorize_golden(name: str, text: str, loops: int) -> None:
     out, n = _vectorized(text)
     assert n == loops
@@ -145,6 +220,12 @@ def test_vectorize_leaves_unvectorisable_loops_alone() -> None:
     out, n = _vectorized(SCALAR)
     assert n == 0
     assert out == print_op(parse_module(SCALAR))
+
+
+def test_chunk_indices_stay_scalar_where_lanes_differ() -> None:
+    out, n = _vectorized(BROADCAST_SCALAR, 32)
+    assert n == 0
+    assert out == print_op(parse_module(BROADCAST_SCALAR))
 
 
 def test_vectorize_off_and_widths() -> None:
@@ -236,6 +317,52 @@ def test_softmax_layernorm(vbackend: str, shape: tuple[int, int]) -> None:
     np.testing.assert_allclose(mean, rmean, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(rstd, rrstd, rtol=1e-4)
     np.testing.assert_allclose(rms_norm(x, w, block=64), rms_norm_ref(x, w), rtol=1e-4, atol=1e-4)
+
+
+@kdsl.kernel
+def rows_kernel(x_ptr, b_ptr, out_ptr, iout_ptr, BM: kl.constexpr, BN: kl.constexpr):  # type: ignore[no-untyped-def]
+    """2-D tiles with per-row broadcasts and row reductions (softmax-like), float and int."""
+    r = kl.arange(0, BM)
+    c = kl.arange(0, BN)
+    x = kl.load(x_ptr + r[:, None] * BN + c[None, :])
+    b = kl.load(b_ptr + r)
+    m = kl.max(x, axis=1)
+    p = kl.exp2(x - m[:, None]) * b[:, None]
+    kl.store(out_ptr + r[:, None] * BN + c[None, :], p / kl.sum(p, axis=1)[:, None] + c[None, :].to(x.dtype))
+    i = x.to(kl.int32)
+    kl.store(iout_ptr + r[:, None] * BN + c[None, :], i * 3 - kl.max(i, axis=1)[:, None] + r[:, None])
+
+
+def _rows_ref(x: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    bm, bn = x.shape
+    x64 = x.astype(np.float64)
+    p = np.exp2(x64 - x64.max(axis=1, keepdims=True)) * b.astype(np.float64)[:, None]
+    out = p / p.sum(axis=1, keepdims=True) + np.arange(bn)[None, :]
+    i = x.astype(np.int32)
+    iout = i * 3 - i.max(axis=1, keepdims=True) + np.arange(bm, dtype=np.int32)[:, None]
+    return out, iout
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(bm=st.sampled_from([1, 2, 4, 8]), bn=st.sampled_from([1, 8, 16, 32, 64, 128]),
+       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 1000))  # fmt: skip
+def test_row_broadcasts_and_reductions(vbackend: str, bm: int, bn: int, dtype: type, seed: int) -> None:
+    """Flat 2-D element loops (``s / BN``, ``s % BN``) vectorised or not, against numpy."""
+    if dtype is np.float64 and vbackend == "opencl" and not _fp64("opencl"):
+        pytest.skip("the OpenCL device has no fp64")
+    x = (_rng(seed).standard_normal((bm, bn)) * 20).astype(dtype)
+    b = _rng(seed + 1).uniform(0.5, 2, bm).astype(dtype)
+    out, iout = np.zeros((bm, bn), dtype), np.zeros((bm, bn), np.int32)
+    rows_kernel[(1,)](x, b, out, iout, BM=bm, BN=bn)
+    want, iwant = _rows_ref(x, b)
+    np.testing.assert_allclose(out, want, rtol=1e-5 if dtype is np.float32 else 1e-12, atol=1e-6)
+    np.testing.assert_array_equal(iout, iwant)
+
+
+def _fp64(name: str) -> bool:
+    from kdsl.runtime.opencl import get_device
+
+    return bool(get_device().fp64)
 
 
 @kdsl.kernel
