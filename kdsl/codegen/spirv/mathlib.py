@@ -116,7 +116,6 @@ def pow_f32(e: Emitter, x: int, y: int) -> int:
 
 
 F32: dict[str, Callable[[Emitter, int], int]] = {"math.erf": erf_f32, "math.tanh": tanh_f32}
-F64: dict[str, Callable[[Emitter, int], int]] = {}
 
 
 def fma_f32_exact(e: Emitter, a: int, b: int, c: int) -> int:

@@ -3,14 +3,15 @@ kdsl's own polynomials elsewhere (:mod:`kdsl.codegen.spirv.mathlib`).
 
 ``f16``/``bf16`` are computed in f32 and rounded back (the math dialect's
 contract). GLSL.std.450's transcendental instructions only take 16/32-bit
-floats, so f64 ``exp``/``log`` families use kdsl's own f64 implementations;
-f64 ``sin``/``cos``/``tanh``/``erf``/``pow`` are not available on this backend
-(a :class:`~kdsl.errors.CompilationError` says so).
+floats, so f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt`` use kdsl's own f64
+implementations (:mod:`kdsl.codegen.spirv.mathlib64`); f64 ``sin``/``cos``/``tanh``/
+``erf``/``pow`` are not available on this backend yet (a located
+:class:`~kdsl.errors.CompilationError` says so).
 """
 
 from __future__ import annotations
 
-from kdsl.codegen.spirv import mathlib
+from kdsl.codegen.spirv import mathlib, mathlib64
 from kdsl.codegen.spirv.emit import Emitter, handles
 from kdsl.codegen.spirv.scalar import narrow, scalar_type
 from kdsl.ir.core import Operation
@@ -47,7 +48,7 @@ def _unary(e: Emitter, op: Operation) -> None:
         e.bind(op.result, a if not t.is_signed else f.select(rt, f.cmp("lt", rt, a, f.const(rt, 0)), f.neg(rt, a), a))
         return
     if t.name == "f64" and op.NAME not in _F64_NATIVE:
-        impl = mathlib.F64.get(op.NAME)
+        impl = mathlib64.F64.get(op.NAME)
         if impl is None:
             raise e.error(op, f"{op.NAME} on f64 is not available on the vulkan backend")
         e.bind(op.result, impl(e, e.v(op.operands[0])))
