@@ -19,7 +19,7 @@ venv=${KDSL_VENV:-$root/.venv}
 say() { printf 'setup: %s\n' "$*"; }
 
 # --- 1. system packages -------------------------------------------------------
-apt_packages=(pocl-opencl-icd ocl-icd-libopencl1 mesa-vulkan-drivers libvulkan1 spirv-tools spirv-headers)
+apt_packages=(pocl-opencl-icd ocl-icd-libopencl1 mesa-vulkan-drivers libvulkan1 spirv-tools spirv-headers vulkan-validationlayers)
 
 missing_debs() {
     local p
