@@ -1,4 +1,4 @@
-"""f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt`` for the SPIR-V backend.
+"""f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt``/``tanh`` for the SPIR-V backend.
 
 Why our own: GLSL.std.450's ``Exp``/``Exp2``/``Log``/``Log2`` accept 16/32-bit floats only,
 so an f64 kernel using them had no lowering on Vulkan. These follow the classic libm
@@ -16,6 +16,8 @@ bit casts):
   with ``R(z) = sum 2 z**k / (2k+1)`` to ``k = 11`` (the ``atanh`` series), plus ``e*ln2_hi +
   e*ln2_lo``. ``log2(x) = e + log(m) / ln 2`` -- exact for powers of two.
 * ``rsqrt(x) = 1 / sqrt(x)`` (GLSL ``Sqrt`` takes f64; two roundings).
+* ``tanh(x)``: ``expm1(2|x|) / (expm1(2|x|) + 2)`` below 0.55 (``expm1`` by its Taylor series, no
+  cancellation near 0), ``1 - 2 / (exp(2|x|) + 1)`` above, the sign of ``x`` put back (-0 stays -0).
 
 Special values follow C/numpy: NaN in, NaN out; ``exp(+-inf) = inf, 0``; ``log(0) = -inf``,
 ``log(x < 0) = NaN``, ``log(inf) = inf``. Accuracy against numpy (``tests/vulkan/test_math_f64.py``):
@@ -168,6 +170,26 @@ def log2_f64(e: Emitter, x: int) -> int:
     return _log_specials(e, x, r)
 
 
+EXPM1_DEGREE = 20  # expm1(t) = t * sum t**n / (n+1)! for |t| <= 1.1: truncation < 1e-18 relative
+EXPM1_COEFS = tuple(1 / math.factorial(n + 1) for n in range(EXPM1_DEGREE))
+TANH_SMALL = 0.55  # below: tanh(x) = expm1(2x) / (expm1(2x) + 2) (no cancellation); above: 1 - 2/(exp(2|x|)+1)
+
+
+def tanh_f64(e: Emitter, x: int) -> int:
+    f, d = e.f, e.t.float_t(64)
+    ax = f.ext(d, "FAbs", x)
+    t = f.binary("mul", d, f.const(d, 2.0), f.ext(d, "FMin", ax, f.const(d, TANH_SMALL)))
+    em1 = f.binary("mul", d, t, _poly(e, EXPM1_COEFS, t))
+    small = f.binary("div", d, em1, f.binary("add", d, em1, f.const(d, 2.0)))
+    big_e = exp_f64(e, f.binary("mul", d, f.const(d, 2.0), f.ext(d, "FMin", ax, f.const(d, 40.0))))
+    big = f.binary("sub", d, f.const(d, 1.0), f.binary("div", d, f.const(d, 2.0), f.binary("add", d, big_e, f.const(d, 1.0))))
+    mag = f.select(d, f.cmp("lt", d, ax, f.const(d, TANH_SMALL)), small, big)
+    u64 = e.t.u64  # the sign of x (tanh(-0.0) = -0.0)
+    sign = f.binary("and", u64, f.bitcast(u64, x), f.const(u64, 1 << 63))
+    r = f.bitcast(d, f.binary("or", u64, f.bitcast(u64, mag), sign))
+    return f.select(d, f.isnan(x), x, r)
+
+
 def rsqrt_f64(e: Emitter, x: int) -> int:
     f, d = e.f, e.t.float_t(64)
     return f.binary("div", d, f.const(d, 1.0), f.ext(d, "Sqrt", x))
@@ -179,4 +201,5 @@ F64: dict[str, Callable[[Emitter, int], int]] = {
     "math.log": log_f64,
     "math.log2": log2_f64,
     "math.rsqrt": rsqrt_f64,
+    "math.tanh": tanh_f64,
 }

@@ -3,9 +3,9 @@ kdsl's own polynomials elsewhere (:mod:`kdsl.codegen.spirv.mathlib`).
 
 ``f16``/``bf16`` are computed in f32 and rounded back (the math dialect's
 contract). GLSL.std.450's transcendental instructions only take 16/32-bit
-floats, so f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt`` use kdsl's own f64
-implementations (:mod:`kdsl.codegen.spirv.mathlib64`); f64 ``sin``/``cos``/``tanh``/
-``erf``/``pow`` are not available on this backend yet (a located
+floats, so f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt``/``tanh`` use kdsl's own f64
+implementations (:mod:`kdsl.codegen.spirv.mathlib64`); f64 ``sin``/``cos``/``erf``/``pow``
+are not available on this backend yet (a located
 :class:`~kdsl.errors.CompilationError` says so).
 """
 
@@ -65,7 +65,11 @@ def _unary(e: Emitter, op: Operation) -> None:
 def _own(e: Emitter, op: Operation) -> None:
     t = scalar_type(op.result.type)
     if t.name == "f64":
-        raise e.error(op, f"{op.NAME} on f64 is not available on the vulkan backend")
+        impl64 = mathlib64.F64.get(op.NAME)
+        if impl64 is None:
+            raise e.error(op, f"{op.NAME} on f64 is not available on the vulkan backend")
+        e.bind(op.result, impl64(e, e.v(op.operands[0])))
+        return
     impl = mathlib.F32[op.NAME]
     _compute(e, op, lambda rt, a: impl(e, a))
 
