@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.subprocess_script import run_script
 
 SCRIPT = '''
 import json, sys, time
@@ -47,13 +46,8 @@ print(json.dumps({**STATS.as_dict(), "source_builds": dev.source_builds, "binary
 
 
 def run(tmp: Path) -> dict[str, float]:
-    script = tmp / "cache_script.py"
-    script.write_text(SCRIPT)
-    env = dict(os.environ, KDSL_CACHE_DIR=str(tmp / "cache"))
-    env.pop("KDSL_ALWAYS_COMPILE", None)
-    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    out: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
+    env = {"KDSL_CACHE_DIR": str(tmp / "cache")}
+    out: dict[str, float] = json.loads(run_script(tmp, SCRIPT, env, drop=("KDSL_ALWAYS_COMPILE",), name="cache_script.py"))
     return out
 
 

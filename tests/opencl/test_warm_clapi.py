@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.subprocess_script import run_script
 
 SCRIPT = """
 import json, sys
@@ -43,14 +42,11 @@ print(json.dumps({"numpy_only": numpy_only, "ok": [ok_numpy, ok_device, ok_again
 
 
 def run(tmp_path: Path) -> dict[str, object]:
-    script = tmp_path / "warm.py"
-    script.write_text(SCRIPT)
-    env = dict(os.environ, KDSL_CACHE_DIR=str(tmp_path / "cache"))
-    env.pop("KDSL_ALWAYS_COMPILE", None)
-    env.pop("PYOPENCL_HOME", None)  # clapi must set what pyopencl's bundled ICD loader needs itself
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    # PYOPENCL_HOME dropped: clapi must set what pyopencl's bundled ICD loader needs itself
+    env = {"KDSL_CACHE_DIR": str(tmp_path / "cache")}
+    result: dict[str, object] = json.loads(
+        run_script(tmp_path, SCRIPT, env, drop=("KDSL_ALWAYS_COMPILE", "PYOPENCL_HOME"), name="warm.py")
+    )
     return result
 
 
@@ -104,10 +100,5 @@ print(json.dumps({"errors": errors[:3], "numpy_only": "pyopencl" not in sys.modu
 
 def test_threads_launching_first_at_once(tmp_path: Path) -> None:
     """clapi releases the GIL: concurrent first launches (device enumeration) and launches of one kernel."""
-    script = tmp_path / "threads.py"
-    script.write_text(THREADS)
-    env = dict(os.environ, KDSL_CACHE_DIR=str(tmp_path / "cache"))
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result = json.loads(run_script(tmp_path, THREADS, {"KDSL_CACHE_DIR": str(tmp_path / "cache")}, name="threads.py"))
     assert result == {"errors": [], "numpy_only": True}

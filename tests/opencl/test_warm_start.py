@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.subprocess_script import run_script
 
 SCRIPT = '''
 import json, sys
@@ -42,13 +41,8 @@ NOT_ON_A_HIT = ("kdsl.transforms", "kdsl.transforms.pass_manager", "kdsl.fronten
 
 
 def run(tmp_path: Path) -> dict[str, object]:
-    script = tmp_path / "warm.py"
-    script.write_text(SCRIPT)
-    env = dict(os.environ, KDSL_CACHE_DIR=str(tmp_path / "cache"))
-    env.pop("KDSL_ALWAYS_COMPILE", None)
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    env = {"KDSL_CACHE_DIR": str(tmp_path / "cache")}
+    result: dict[str, object] = json.loads(run_script(tmp_path, SCRIPT, env, drop=("KDSL_ALWAYS_COMPILE",), name="warm.py"))
     return result
 
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import kdsl
 from kdsl.runtime import preload
+from tests.subprocess_script import run_script
 
 PROBE = """
 import json, kdsl
@@ -45,13 +43,7 @@ if __name__ == "__main__":
 
 
 def _run(code: str, tmp_path: Path, **env: str) -> str:
-    script = tmp_path / "s.py"
-    script.write_text(code)
-    full = {k: v for k, v in os.environ.items() if k not in ("KDSL_BACKEND", "KDSL_PRELOAD")}
-    full.update(env)
-    out = subprocess.run([sys.executable, str(script)], env=full, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip().splitlines()[-1]
+    return run_script(tmp_path, code, env, drop=("KDSL_BACKEND", "KDSL_PRELOAD"))
 
 
 def test_vendor_libraries_reads_icd_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
