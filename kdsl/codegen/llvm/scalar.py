@@ -28,7 +28,7 @@ from typing import Protocol
 import llvmlite.ir as ir
 
 from kdsl.codegen.llvm import vmath
-from kdsl.codegen.llvm.types import F32, F64, I1, I16, I32, external, intrinsic, reg, scalar
+from kdsl.codegen.llvm.types import F32, F64, I1, I16, I32, external, intrinsic, reg, scalar, unsigned_to_float
 from kdsl.errors import CompilationError
 from kdsl.ir.core import Operation
 from kdsl.ir.types import PointerType, ScalarType
@@ -298,9 +298,9 @@ def _to_float(cx: Ctx, s: ScalarType, d: ScalarType, x: ir.Value) -> ir.Value:
     b = cx.b
     if s.is_int:
         if d.name == "bf16":
-            wide = b.sitofp(x, F64) if s.is_signed else b.uitofp(x, F64)
+            wide = b.sitofp(x, F64) if s.is_signed else unsigned_to_float(b, x, F64)
             return f64_to_bf16(cx, wide)
-        return b.sitofp(x, reg(d)) if s.is_signed else b.uitofp(x, reg(d))
+        return b.sitofp(x, reg(d)) if s.is_signed else unsigned_to_float(b, x, reg(d))
     if d.name == "bf16":
         if s.name == "f64":
             return f64_to_bf16(cx, x)

@@ -19,7 +19,7 @@ import llvmlite.ir as ir
 
 from kdsl.codegen.llvm import scalar as sc
 from kdsl.codegen.llvm import streaming, vmath
-from kdsl.codegen.llvm.types import I32, intrinsic, reg, storage
+from kdsl.codegen.llvm.types import I32, intrinsic, reg, storage, unsigned_to_float
 from kdsl.ir.core import Operation
 from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
 
@@ -187,7 +187,7 @@ def _cast(fr: FuncRenderer, op: Operation, x: ir.Value) -> ir.Value:
     if s.is_float and d.is_float:
         return b.fpext(x, dt) if d.bitwidth > s.bitwidth else b.fptrunc(x, dt)
     if d.is_float:
-        return b.sitofp(x, dt) if s.is_signed else b.uitofp(x, dt)
+        return b.sitofp(x, dt) if s.is_signed else unsigned_to_float(b, x, dt)
     if s.is_float:
         kind = "llvm.fptosi.sat" if d.is_signed else "llvm.fptoui.sat"
         return b.call(intrinsic(fr.module, kind, dt, [x.type], [dt, x.type]), [x])

@@ -132,7 +132,12 @@ def _unary(n: str, t: Type, x: str, op: Operation) -> str:
     if n == "math.abs":
         if e.is_float:
             return f"fabs({x})"
-        return f"as_{c}(abs({x}))" if e.is_signed else x
+        if not e.is_signed:
+            return x
+        # not abs(): PoCL treats abs(INT_MIN) as overflow (difftest seed 901786 got +2**31);
+        # negate in unsigned arithmetic so INT_MIN wraps to itself, as the scalar path does
+        u = f"as_u{c}({x})"
+        return f"as_{c}(select({u}, (u{c})(0) - {u}, {x} < 0))"
     if n in _MATH1:
         return f"{_MATH1[n]}({x})"
     raise CompilationError(f"opencl: cannot render vector op '{n}'", op.loc)
