@@ -63,3 +63,22 @@ def test_negative_ints_to_uint64_to_float(backend: str, dtype: type) -> None:
     u = x.astype(np.int64).astype(np.uint64) if info.min < 0 else x.astype(np.uint64)
     np.testing.assert_array_equal(o64, u.astype(np.float64))
     np.testing.assert_array_equal(o32, (np.float32(0.25) + u.astype(np.float32)).astype(np.float64))
+
+
+@kdsl.kernel
+def div_by_folded_zero_kernel(x_ptr, out_ptr, s_f, s_i, s_iter, BLOCK: kl.constexpr):
+    offs = kl.arange(0, BLOCK)
+    t = kl.load(x_ptr + offs)
+    acc = t
+    for it in range(0, s_iter):
+        acc = acc ^ (t + it)  # t ^ t: 0 once s_iter == 1 is specialised and the loop folded
+    kl.store(out_ptr + offs, ((s_f / -2.0) / (acc >> (s_i & 7))).to(kl.float64))
+
+
+def test_division_by_a_zero_known_at_compile_time(backend: str) -> None:
+    """``x / 0.0`` is ``+-inf`` also when the driver can prove the divisor zero (difftest seed
+    907950: llvmpipe folded it to 0.0 on vulkan)."""
+    x = np.array([19, -(2**63) + 1, 2440347656600454106, 7] * 16, np.int64)
+    o = np.zeros(64)
+    div_by_folded_zero_kernel[(1,)](x, o, -1.5, 5, 1, BLOCK=64)
+    np.testing.assert_array_equal(o, np.full(64, np.inf))

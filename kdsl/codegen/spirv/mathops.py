@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from kdsl.codegen.spirv import mathlib, mathlib64
 from kdsl.codegen.spirv.emit import Emitter, handles
-from kdsl.codegen.spirv.scalar import narrow, scalar_type
+from kdsl.codegen.spirv.scalar import narrow, opaque_divisor, scalar_type
 from kdsl.ir.core import Operation
 
 _GLSL1 = {
@@ -84,7 +84,7 @@ def _pow(e: Emitter, op: Operation) -> None:
 
 @handles("math.div_rn")
 def _div_rn(e: Emitter, op: Operation) -> None:
-    _compute(e, op, lambda rt, a, b: e.f.binary("div", rt, a, b))
+    _compute(e, op, lambda rt, a, b: e.f.binary("div", rt, a, opaque_divisor(e, rt, b)))
 
 
 @handles("math.fma")

@@ -96,6 +96,20 @@ def _simple(e: Emitter, op: Operation) -> None:
     e.bind(op.result, narrow(e, t, e.f.binary(kind, rt, a, b)))
 
 
+def opaque_divisor(e: Emitter, rt: int, b: int) -> int:
+    """``b`` with its bits or-ed with a zero the driver cannot see (the parameter block's).
+
+    Why: when a divisor is provably ``0.0`` at compile time (``(0 >> n).to(f32)`` after
+    folding), llvmpipe's code generator folds ``x / 0.0`` to ``0.0`` instead of ``+-inf``/NaN,
+    even under ``SignedZeroInfNanPreserve`` (difftest seed 907950); an opaque divisor keeps the
+    division for run time. Costs one integer ``or`` per float division."""
+    bits = e.m.info[rt].bits
+    if bits not in (32, 64):  # f16 registers: no 16-bit integer type may be available
+        return b
+    u = e.t.int_t(bits, False)
+    return e.f.bitcast(rt, e.f.binary("or", u, e.f.bitcast(u, b), e.int_zero(u)))
+
+
 @handles("arith.div", "arith.rem")
 def _divrem(e: Emitter, op: Operation) -> None:
     t = scalar_type(op.result.type)
@@ -109,7 +123,7 @@ def _divrem(e: Emitter, op: Operation) -> None:
 
             e.bind(op.result, fmod_exact(e, rt, a, b))  # f16 stays f16: the exact remainder fits
             return
-        e.bind(op.result, narrow(e, t, f.binary(kind, rt, a, b)))
+        e.bind(op.result, narrow(e, t, f.binary(kind, rt, a, opaque_divisor(e, rt, b))))
         return
     if t.name == "i1":  # a / 1 == a, a / 0 == 0; a % b == 0 always
         e.bind(op.result, f.land(a, b) if kind == "div" else f.const(rt, False))
