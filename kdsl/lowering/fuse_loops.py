@@ -123,7 +123,7 @@ def start_reduction_at_zero(loop: Operation) -> bool:
         xl, il = x.owner_op, init.owner_op
         if not (isinstance(xl, wi.LoadOp) and isinstance(il, wi.LoadOp)):
             return False
-        if il.mem is not xl.mem or not _starts_at(xl.index, il.index, iv, body):
+        if il.mem is not xl.mem or not _starts_at(xl.index, il.index, iv):
             return False
         if not isinstance(arg.type, ScalarType) or arg.type.name not in _TYPES:  # what the vectoriser takes
             return False
@@ -145,7 +145,7 @@ def start_reduction_at_zero(loop: Operation) -> bool:
     return True
 
 
-def _starts_at(index: Value, first: Value, iv: Value, body: Block) -> bool:
+def _starts_at(index: Value, first: Value, iv: Value) -> bool:
     """Whether slot ``index`` (in the loop body) at ``iv == 0`` is slot ``first`` (the init's):
     ``index = iv`` with ``first = 0``, or ``index = b + iv`` / ``iv + b`` with ``b`` computing
     the same value as ``first`` from loop-invariant operands (a row reduction's ``row * C``)."""
@@ -155,24 +155,23 @@ def _starts_at(index: Value, first: Value, iv: Value, body: Block) -> bool:
     if not isinstance(op, arith.AddOp) or iv not in op.operands:
         return False
     base = op.operands[1] if op.operands[0] is iv else op.operands[0]
-    return base is not iv and _same_value(base, first, body)
+    return base is not iv and _same_value(base, first)
 
 
-def _same_value(a: Value, b: Value, body: Block, depth: int = 4) -> bool:
-    """``a`` and ``b`` compute the same value: the same SSA value, equal constants, or the same pure
-    op of operands that are (``a`` may be re-computed inside ``body`` from values defined outside)."""
-    if a is b:
+def _same_value(a: Value, b: Value, depth: int = 4) -> bool:
+    """``a`` and ``b`` compute the same value: :func:`_same` (one SSA value, equal constants), or
+    the same pure op of operands that are (``a`` may be re-computed inside the loop body from
+    values defined outside it)."""
+    if _same(a, b):
         return True
     x, y = a.owner_op, b.owner_op
     if x is None or y is None or depth == 0 or a.type != b.type:
         return False
-    if isinstance(x, arith.ConstantOp) and isinstance(y, arith.ConstantOp):
-        return bool(x.attributes["value"] == y.attributes["value"])
     if type(x) is not type(y) or not x.has_trait(Pure) or x.regions or len(x.results) != 1:
         return False
     if x.attributes != y.attributes or len(x.operands) != len(y.operands):
         return False
-    return all(_same_value(p, q, body, depth - 1) for p, q in zip(x.operands, y.operands))
+    return all(_same_value(p, q, depth - 1) for p, q in zip(x.operands, y.operands))
 
 
 def _insert_before(anchor: Operation, op: Operation) -> None:

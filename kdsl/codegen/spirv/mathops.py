@@ -39,6 +39,14 @@ def _compute(e: Emitter, op: Operation, fn: object) -> None:
     e.bind(op.result, narrow(e, t, fn(rt, *args)))
 
 
+def _f64(e: Emitter, op: Operation) -> None:
+    """A unary f64 function from :mod:`mathlib64`, or a located error where there is none."""
+    impl = mathlib64.F64.get(op.NAME)
+    if impl is None:
+        raise e.error(op, f"{op.NAME} on f64 is not available on the vulkan backend")
+    e.bind(op.result, impl(e, e.v(op.operands[0])))
+
+
 @handles(*_GLSL1)
 def _unary(e: Emitter, op: Operation) -> None:
     t = scalar_type(op.result.type)
@@ -48,10 +56,7 @@ def _unary(e: Emitter, op: Operation) -> None:
         e.bind(op.result, a if not t.is_signed else f.select(rt, f.cmp("lt", rt, a, f.const(rt, 0)), f.neg(rt, a), a))
         return
     if t.name == "f64" and op.NAME not in _F64_NATIVE:
-        impl = mathlib64.F64.get(op.NAME)
-        if impl is None:
-            raise e.error(op, f"{op.NAME} on f64 is not available on the vulkan backend")
-        e.bind(op.result, impl(e, e.v(op.operands[0])))
+        _f64(e, op)
         return
     special = mathlib.F32.get(op.NAME)
     if special is not None:
@@ -65,10 +70,7 @@ def _unary(e: Emitter, op: Operation) -> None:
 def _own(e: Emitter, op: Operation) -> None:
     t = scalar_type(op.result.type)
     if t.name == "f64":
-        impl64 = mathlib64.F64.get(op.NAME)
-        if impl64 is None:
-            raise e.error(op, f"{op.NAME} on f64 is not available on the vulkan backend")
-        e.bind(op.result, impl64(e, e.v(op.operands[0])))
+        _f64(e, op)
         return
     impl = mathlib.F32[op.NAME]
     _compute(e, op, lambda rt, a: impl(e, a))
