@@ -17,10 +17,20 @@ first use by what needs it -- device arrays (its memory pool, copies), the
 checked launch path -- and then *wraps* the same handles (``ctx``, ``queue``,
 ``dev`` below; ``from_int_ptr(handle, retain=True)``), so its objects and
 ours interoperate.
+
+Every object kdsl creates is released by :meth:`Device.close`, which :func:`shutdown` runs at
+interpreter exit (registered when this module is imported, so ``atexit`` runs it after the
+handlers of the program that imported kdsl): kernels, programs, pooled buffers, the pyopencl
+views, then the queue and the context (checked with PoCL's object log by
+``tools/exitcheck.py``). A launch after that raises a clear error instead of touching freed
+handles. A process forked from the one that created the device never closes it (the parent
+owns the driver's objects; PoCL does not survive ``fork()``).
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ctypes
 import os
 import threading
@@ -174,6 +184,10 @@ class Device:
         )
         self._create_buffer = clapi.lib().clCreateBuffer
         self._launch_namespaces: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+        self._kernels: weakref.WeakSet[Any] = weakref.WeakSet()  # OpenCLKernels: their pyopencl views
+        self._owned: list[weakref.finalize[Any, Any]] = []  # kernel and program releases, in creation order
+        self.closed = False
+        self.pid = os.getpid()
         self._open()
         # Observability for tests/benchmarks: OpenCL C compiles vs program-binary loads.
         self.source_builds = 0
@@ -190,7 +204,56 @@ class Device:
             raise
         # not at interpreter exit: the driver may be gone by then
         self._handles = {"CommandQueue": self.queue_handle, "Context": self.ctx_handle}
-        weakref.finalize(self, _release_all, self._handles).atexit = False
+        self._release_queue = weakref.finalize(self, _release_all, self._programs, self._handles)
+        self._release_queue.atexit = False
+
+    def own(self, kernel: Any, kind: str, handle: int) -> None:
+        """Release ``handle`` (a ``cl_kernel``) when ``kernel`` dies or the device closes, whichever is first."""
+        fin = weakref.finalize(kernel, clapi.release, kind, handle)
+        fin.atexit = False
+        self._owned.append(fin)
+        self._kernels.add(kernel)
+        if len(self._owned) > 64 and len(self._owned) > 2 * len(self._kernels):
+            self._owned = [f for f in self._owned if f.alive]
+
+    def close(self) -> None:
+        """Wait for the queue, then release every OpenCL object kdsl holds on this device.
+
+        Order matters to the driver only in that nothing may be used after its release: the
+        generated launch functions are disarmed first (a later launch raises), then kernels
+        (ours and the pyopencl views), programs, pooled buffers, the queue and the context.
+        Buffers of device arrays still alive go back to the pool, which no longer holds them:
+        they are freed when the last array dies (at the latest when the interpreter clears
+        its modules, while the driver is still loaded).
+        """
+        if self.closed:
+            return
+        with contextlib.suppress(clapi.CLError):  # a lost device: release what we can
+            clapi.finish(self.queue_handle)
+        self.closed = True
+        for ns in list(self._launch_namespaces.values()):
+            ns.update(_k=None, _setm=None, _pack=None, _q=None, _kh=None, _try=False, _bind=_refuse_bind,
+                      _wrap=self._closed, _pwrap=self._closed)  # fmt: skip
+        for k in list(self._kernels):
+            k.__dict__.pop("kernel", None)
+            k._safe = None
+        for fin in [*self._owned, self._release_queue]:  # kernels; programs, the queue, the context
+            _run_now(fin)
+        self._owned.clear()
+        self._free.clear()
+        self._empty = None
+        pool = self.__dict__.pop("_pool", None)
+        if pool is not None:
+            pool.stop_holding()
+        for name in ("queue", "ctx", "dev"):
+            self.__dict__.pop(name, None)
+
+    def _closed(self, *_: Any) -> NoReturn:
+        raise BackendUnavailableError(f"the OpenCL device {self.name} was closed (interpreter exit): nothing can run on it")
+
+    def check_open(self) -> None:
+        if self.closed:
+            self._closed()
 
     # --- faults -------------------------------------------------------------------------
     def register_launch(self, namespace: dict[str, Any]) -> None:
@@ -217,6 +280,7 @@ class Device:
 
     def fault(self, function: str, status: int, kernel: str | None = None) -> NoReturn:
         """Raise the failed call as a :class:`clapi.CLError` naming ``kernel``; recover first if the queue is lost."""
+        self.check_open()
         detail = ""
         if status in clapi.FATAL:
             try:
@@ -231,22 +295,26 @@ class Device:
     @cached_property
     def ctx(self) -> Any:
         """The context as a ``pyopencl.Context`` (the same ``cl_context``)."""
+        self.check_open()
         return pyopencl().Context.from_int_ptr(self.ctx_handle, retain=True)
 
     @cached_property
     def queue(self) -> Any:
         """The queue as a ``pyopencl.CommandQueue`` (the same ``cl_command_queue``)."""
+        self.check_open()
         return pyopencl().CommandQueue.from_int_ptr(self.queue_handle, retain=True)
 
     @cached_property
     def dev(self) -> Any:
         """The device as a ``pyopencl.Device``."""
+        self.check_open()
         return pyopencl().Device.from_int_ptr(self.handle, retain=True)
 
     @cached_property
     def _pool(self) -> Any:
         import pyopencl.tools as cl_tools
 
+        self.check_open()
         return cl_tools.MemoryPool(cl_tools.ImmediateAllocator(self.queue))
 
     @cached_property
@@ -266,6 +334,7 @@ class Device:
         prog = self._programs.get(source)
         if prog is not None:
             return prog
+        self.check_open()
         try:
             prog = clapi.program_from_source(self.ctx_handle, self.handle, source, _BUILD_OPTIONS)
         except clapi.CLError as e:  # a kdsl bug: generated code must build
@@ -282,14 +351,14 @@ class Device:
         prog = self._programs.get(source)
         if prog is not None:
             return prog
+        self.check_open()
         prog = clapi.program_from_binary(self.ctx_handle, self.handle, binary, _BUILD_OPTIONS)
         self.binary_loads += 1
         self._keep(source, prog)
         return prog
 
     def _keep(self, source: str, prog: int) -> None:
-        self._programs[source] = prog
-        weakref.finalize(self, clapi.release, "Program", prog).atexit = False
+        self._programs[source] = prog  # released by close(), or when the device dies
 
     # --- the kdsl.runtime.backend.Device interface (device arrays) ----------------
     def allocate(self, nbytes: int) -> Any:
@@ -395,9 +464,28 @@ class Device:
             self.fault("clFinish", status)
 
 
-def _release_all(handles: dict[str, int]) -> None:
+def _release_all(programs: dict[str, int], handles: dict[str, int]) -> None:
+    for prog in programs.values():
+        clapi.release("Program", prog)
+    programs.clear()
     for kind, h in handles.items():
         clapi.release(kind, h)
+
+
+def _refuse_bind() -> bool:
+    return False
+
+
+def _run_now(fin: weakref.finalize[Any, Any]) -> None:
+    """Run ``fin``'s callback now, also at interpreter exit.
+
+    Calling a ``weakref.finalize`` does nothing once ``weakref``'s own exit hook has run (it may
+    be registered after ours, so it runs first); ``detach`` still hands back the callback.
+    """
+    detached = fin.detach()
+    if detached is not None:
+        _, func, args, kwargs = detached
+        func(*args, **kwargs)
 
 
 def get_device() -> Device:
@@ -414,4 +502,18 @@ def get_device() -> Device:
     return dev
 
 
+def shutdown() -> None:
+    """Close the process's device (run at interpreter exit); nothing runs on OpenCL afterwards.
+
+    The device stays the process's device, closed, so every later launch -- through a
+    kernel compiled before or a new one -- raises the same clear error. Not in a process
+    forked from the one that opened it: the parent owns those objects.
+    """
+    with _INIT_LOCK:
+        dev = _DEVICE[0]
+    if dev is not None and dev.pid == os.getpid():
+        dev.close()
+
+
 _DEVICE: list[Device | None] = [None]
+atexit.register(shutdown)

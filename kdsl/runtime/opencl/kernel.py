@@ -24,7 +24,6 @@ overlapping views) switches to the aliasing-safe variant, built on first need.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from functools import cached_property
@@ -132,7 +131,7 @@ class OpenCLKernel:
         self.cache_meta = dict(cache_meta or {})
         self.cache_files = dict(cache_files or {})
         self.kernel_handle = clapi.create_kernel(program, info.kernel_name)
-        weakref.finalize(self, clapi.release, "Kernel", self.kernel_handle).atexit = False
+        device.own(self, "Kernel", self.kernel_handle)
         self.kernel_name = info.kernel_name
         self.num_threads = info.num_threads
         self.asserts = tuple(info.asserts)
@@ -167,6 +166,7 @@ class OpenCLKernel:
         self.launch_checked(grid, args)
 
     def launch_checked(self, grid: tuple[int, int, int], args: Sequence[Any]) -> None:
+        self.device.check_open()
         if len(args) != len(self.params):
             raise LaunchError(f"expected {len(self.params)} arguments, got {len(args)}", kernel=self.kernel_name)
         if min(grid) <= 0:
