@@ -12,6 +12,7 @@ from __future__ import annotations
 from kdsl.errors import CompilationError
 from kdsl.ir.core import ModuleOp
 from kdsl.lowering import ops_collective, ops_control, ops_memory, ops_shape  # noqa: F401  (register lowerings)
+from kdsl.lowering.coalesce import coalesce_private
 from kdsl.lowering.layout import TUNABLES, Layout
 from kdsl.lowering.lowerer import Lowerer
 from kdsl.lowering.simplify import simplify
@@ -34,6 +35,7 @@ def lower_to_wi(
     simplify(wfunc)
     if layout.vector_width > 1:  # element loops -> vector<NxT> ops (docs/LOWERING.md "Vectorisation")
         vectorize(wfunc, layout.vector_width)
+    coalesce_private(wfunc)  # disjoint live ranges share private arrays (lowering/coalesce.py)
     out = ModuleOp.empty(loc=module.loc)
     out.body.append(wfunc)
     return out

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kdsl.ir.core import Block, BlockArgument, Builder, Operation, Region, Value
+from kdsl.ir.core import Block, Builder, Operation, Region, Value
 from kdsl.ir.dialects import arith, scf, wi
 from kdsl.ir.types import ScalarType
 from kdsl.lowering.index import Index
+from kdsl.lowering.inplace import dot_in_place
 from kdsl.lowering.lowerer import I32, Lowerer, lower_scalar_region, lowers
 from kdsl.lowering.reps import Mat, Rep, cost_of, leaves_of, merge_leaves
 
@@ -182,21 +183,10 @@ def _mma_blocking(lw: Lowerer, op: Operation) -> dict[str, int] | None:
     return {"m": m, "n": n, "k": k, "block_m": bm, "block_n": bn, "vector_width": vw}
 
 
-def _own_carried(lw: Lowerer, v: Value) -> Mat | None:
-    """The stored tile of ``v`` when the dot may update it in place: a loop-carried
-    tile of an ``scf.for`` body whose only reader is the dot."""
-    rep = lw.rep(v)
-    owner = v.block if isinstance(v, BlockArgument) else None
-    parent = owner.parent_op if owner is not None else None
-    if not isinstance(rep, Mat) or parent is None or parent.NAME != "scf.for" or len(v.uses) != 1:
-        return None
-    return rep
-
-
 def _lower_mma(lw: Lowerer, op: Operation, blocking: dict[str, int]) -> None:
     a = lw.materialise(lw.rep(op.a))
     b = lw.materialise(lw.rep(op.b))
-    out = _own_carried(lw, op.acc)
+    out = dot_in_place(lw, op.acc)
     if out is None:
         c_t = op.acc.type
         out = lw.new_mat(c_t.shape, c_t.scalar)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from kdsl.ir.core import Block, Operation, Region, Value
 from kdsl.ir.dialects import scf
+from kdsl.lowering.inplace import retarget_branch, retarget_yield
 from kdsl.lowering.lowerer import Lowerer, lowers
 from kdsl.lowering.reps import Mat, Rep
 
@@ -37,10 +38,23 @@ def _bind(lw: Lowerer, tile_vals: Sequence[Value], scalar_args: Sequence[Value],
             lw.vals[v] = next(it)
 
 
-def _yield_into(lw: Lowerer, values: Sequence[Value], mats: dict[int, Mat]) -> list[Value]:
-    """Copy the tile ``values`` into their carried arrays; return the scalar ones (mapped)."""
+def _yield_into(
+    lw: Lowerer, values: Sequence[Value], mats: dict[int, Mat], loop: tuple[Operation, Block] | None = None
+) -> list[Value]:
+    """Copy the tile ``values`` into their carried arrays; return the scalar ones (mapped).
+
+    ``loop``: (the tile-IR ``scf.for``, the work-item body emitted so far) -- a tile born in the
+    body is given its carried array instead, where that is safe (:mod:`kdsl.lowering.inplace`).
+    """
     idx = sorted(mats)
-    lw.assign([mats[i] for i in idx], [lw.rep(values[i]) for i in idx])
+    reps: list[Rep] = [lw.rep(values[i]) for i in idx]
+    if loop is not None:
+        for n, i in enumerate(idx):
+            r = reps[n]
+            others: list[object] = [o for m, o in enumerate(reps) if m != n]
+            if isinstance(r, Mat) and retarget_yield(lw, loop[0], loop[1], r, mats[i], others):
+                reps[n] = mats[i]
+    lw.assign([mats[i] for i in idx], reps)
     return [lw.scalar(v) for v in values if not v.type.shape]
 
 
@@ -65,7 +79,7 @@ def lower_for(lw: Lowerer, op: Operation) -> None:
         term = body.terminator
         assert term is not None
         lw.lower_block(body)
-        out = _yield_into(lw, list(term.operands), mats)
+        out = _yield_into(lw, list(term.operands), mats, (op, blk))
         blk.append(scf.YieldOp(out, loc=term.loc))
     _bind(lw, list(op.results), list(loop.results), mats)
 
@@ -86,6 +100,9 @@ def lower_if(lw: Lowerer, op: Operation) -> None:
             lw.lower_block(body)
             out = _yield_into(lw, list(term.operands), mats)
             blk.append(scf.YieldOp(out, loc=term.loc))
+    for i, t in mats.items():
+        yielded = [r.block.terminator.operands[i] for r in op.regions]  # type: ignore[union-attr]
+        retarget_branch(lw, op, branch, t, yielded)
     _bind(lw, results, list(branch.results), mats)
 
 

@@ -2,7 +2,9 @@
 
 The lowering stores every element a loop produces into the tile's private
 array, because it cannot know yet whether a later loop will read it. Here
-arrays that are never read lose their stores, then dead pure code and empty
+arrays that are never read lose their stores, stores of an element back where
+it was just loaded from go (copies that in-place lowering turned into
+``x[i] = x[i]``, :mod:`kdsl.lowering.inplace`), then dead pure code and empty
 loops/branches go, so the printed kernel holds only live work.
 """
 
@@ -37,11 +39,32 @@ def _unread_arrays(root: Operation) -> list[Operation]:
     return out
 
 
+def _self_copies(root: Operation) -> list[Operation]:
+    """``wi.store`` of ``wi.load(m, i)`` to ``m[i]`` with no store to ``m`` in between."""
+    out: list[Operation] = []
+    for op in root.walk():
+        if not isinstance(op, wi.StoreOp):
+            continue
+        value, mem, index = op.operands
+        load = value.owner_op
+        if not isinstance(load, wi.LoadOp) or load.parent is not op.parent or load.operands[0] is not mem:
+            continue
+        if load.operands[1] is not index or op.parent is None:
+            continue
+        ops = op.parent.ops
+        between = ops[ops.index(load) + 1 : ops.index(op)]
+        if not any(isinstance(b, wi.StoreOp) and b.operands[1] is mem for b in between):
+            out.append(op)
+    return out
+
+
 def simplify(root: Operation) -> None:
     for alloc in _unread_arrays(root):
         for user, _ in list(alloc.result.uses):
             user.erase()
         alloc.erase()
+    for store in _self_copies(root):
+        store.erase()
     changed = True
     while changed:
         changed = False
