@@ -146,7 +146,7 @@ def _bytes(t: MemRefType) -> int:
 
 
 def _candidates(root: Operation) -> list[Operation]:
-    out = []
+    out: list[Operation] = []
     for op in root.walk():
         if not isinstance(op, wi.AllocOp) or not op.result.uses:
             continue
@@ -192,10 +192,16 @@ def _merge(slot: _Slot) -> int:
     """Point every member's uses at the leader's array, sized for the largest; erase the rest."""
     lt = slot.leader.result.type
     assert isinstance(lt, MemRefType)
-    before = sum(_bytes(m.result.type) for m in slot.members)  # type: ignore[arg-type]
+    before = sum(_bytes(_memref(m)) for m in slot.members)
     slot.leader.result.type = MemRefType(slot.size, lt.element, lt.space)
     for m in slot.members:
         if m is not slot.leader:
             m.result.replace_all_uses_with(slot.leader.result)
             m.erase()
-    return before - _bytes(slot.leader.result.type)  # type: ignore[arg-type]
+    return before - _bytes(_memref(slot.leader))
+
+
+def _memref(alloc: Operation) -> MemRefType:
+    t = alloc.result.type
+    assert isinstance(t, MemRefType)
+    return t
