@@ -201,7 +201,9 @@ def cases(quick: bool) -> list[Case]:  # noqa: C901 - one small closure per kern
     def rope() -> Any:
         x = _rand(1, s, bh, d)
         dx = kdsl.tensor(x)
-        return lambda: ops.rope(dx), lambda: ops.rope_ref(x), None, 1e-4
+        # angles up to seq * 1 rad are rounded to f32 in the kernel (as in torch/Triton RoPE): at
+        # ~1000 rad one f32 ulp is 6e-5, so the float64 reference differs by ~1e-4
+        return lambda: ops.rope(dx), lambda: ops.rope_ref(x), None, 5e-4
 
     def conv(layout: str) -> Callable[[], Any]:
         def make() -> Any:
