@@ -1,4 +1,5 @@
-"""f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt``/``tanh`` for the SPIR-V backend.
+"""f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt``/``tanh`` for the SPIR-V backend (``sin``/``cos``:
+:mod:`kdsl.codegen.spirv.trig64`).
 
 Why our own: GLSL.std.450's ``Exp``/``Exp2``/``Log``/``Log2`` accept 16/32-bit floats only,
 so an f64 kernel using them had no lowering on Vulkan. These follow the classic libm
@@ -31,6 +32,7 @@ import math
 from collections.abc import Callable
 from decimal import Decimal, localcontext
 
+from kdsl.codegen.spirv import trig64
 from kdsl.codegen.spirv.emit import Emitter
 
 LN2_HI = 6.93147180369123816490e-01  # ln 2 rounded to 32 significant bits: k * LN2_HI is exact
@@ -202,4 +204,6 @@ F64: dict[str, Callable[[Emitter, int], int]] = {
     "math.log2": log2_f64,
     "math.rsqrt": rsqrt_f64,
     "math.tanh": tanh_f64,
+    "math.sin": trig64.sin_f64,
+    "math.cos": trig64.cos_f64,
 }
