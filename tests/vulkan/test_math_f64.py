@@ -6,6 +6,8 @@ reduction, against values computed with 2500-bit arithmetic (mpmath)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -23,6 +25,7 @@ FUNCS = {
     "tanh": (kl.tanh, np.tanh),
     "sin": (kl.sin, np.sin),
     "cos": (kl.cos, np.cos),
+    "erf": (kl.erf, np.vectorize(math.erf, otypes=[np.float64])),
 }
 SPECIALS = np.array([
     0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, 0.5, 3.0, 0.1, 1024.0, 1e300, 2.0**-1074, 2.0**-1022,
@@ -50,6 +53,8 @@ def unary_f64(x_ptr, out_ptr, n, FN: kl.constexpr, BLOCK: kl.constexpr):  # type
         y = kl.sin(x)
     elif FN == "cos":
         y = kl.cos(x)
+    elif FN == "erf":
+        y = kl.erf(x)
     else:
         y = kl.rsqrt(x)
     kl.store(out_ptr + offs, y, mask=m)
@@ -81,6 +86,9 @@ def _inputs(name: str) -> np.ndarray:
     if name == "tanh":
         return np.concatenate([SPECIALS, -SPECIALS, rng.uniform(-1, 1, 3000), rng.uniform(-25, 25, 3000),
                                np.exp2(rng.uniform(-1074, -1, 1000)) * rng.choice([-1, 1], 1000)])  # fmt: skip
+    if name == "erf":
+        return np.concatenate([SPECIALS, -SPECIALS, rng.uniform(-1, 1, 3000), rng.uniform(-7, 7, 4000),
+                               np.exp2(rng.uniform(-1074, -1, 500)), [1.0, -1.0, 2.0, 3.5, 6.0, 5.9999999]])  # fmt: skip
     if name in ("sin", "cos"):
         huge = np.exp2(rng.uniform(19, 1023.9, 3000)) * rng.choice([-1, 1], 3000)  # the Payne-Hanek path
         return np.concatenate([SPECIALS, -SPECIALS, rng.uniform(-4, 4, 3000), rng.uniform(-6e5, 6e5, 3000), huge,
@@ -127,3 +135,20 @@ def test_f64_trig_hard_arguments(name: str) -> None:
     got = _run(name, xs)
     ulps = np.abs(got - want) / np.spacing(np.abs(want))
     assert ulps.max() <= 1.0, f"{name}({xs[np.argmax(ulps)]!r}): {ulps.max()} ulp"
+
+
+def test_erf_coefficients_are_the_generated_ones() -> None:
+    """``ERF_COEFS`` are what ``tools/gen_erf64.py`` computes (300-bit arithmetic)."""
+    pytest.importorskip("mpmath")
+    import importlib.util
+    from pathlib import Path
+
+    from kdsl.codegen.spirv.mathlib64 import ERF_COEFS, ERF_PIECES
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "gen_erf64.py"
+    spec = importlib.util.spec_from_file_location("kdsl_gen_erf64", path)
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert gen.PIECES == ERF_PIECES
+    assert tuple(gen.coefficients(lo, hi) for lo, hi in ERF_PIECES) == ERF_COEFS

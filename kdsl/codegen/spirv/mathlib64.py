@@ -1,5 +1,5 @@
-"""f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt``/``tanh`` for the SPIR-V backend (``sin``/``cos``:
-:mod:`kdsl.codegen.spirv.trig64`).
+"""f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt``/``tanh``/``erf`` for the SPIR-V backend
+(``sin``/``cos``: :mod:`kdsl.codegen.spirv.trig64`).
 
 Why our own: GLSL.std.450's ``Exp``/``Exp2``/``Log``/``Log2`` accept 16/32-bit floats only,
 so an f64 kernel using them had no lowering on Vulkan. These follow the classic libm
@@ -197,6 +197,123 @@ def rsqrt_f64(e: Emitter, x: int) -> int:
     return f.binary("div", d, f.const(d, 1.0), f.ext(d, "Sqrt", x))
 
 
+def _two_over_sqrt_pi() -> float:
+    with localcontext() as ctx:
+        ctx.prec = 60
+        pi = Decimal(trig64.pi_scaled(200)) / Decimal(2) ** 200
+        return float(2 / pi.sqrt())
+
+
+ERF_TAYLOR = tuple(_two_over_sqrt_pi() * (-1) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(22))
+ERF_PIECES = ((1.0, 2.0), (2.0, 3.5), (3.5, 6.0))  # erfc(x) * exp(x*x) interpolated on each
+ERF_ONE = 6.0  # erf(x) rounds to +-1 from here (erfc(6) = 2e-17 < half an ulp of 1)
+# Chebyshev coefficients of erfc(x) * exp(x*x) on each piece (in u = (x - mid) / half), from
+# tools/gen_erf64.py (300-bit arithmetic, rounded once; interpolating in doubles instead left
+# ~1e-14 of error at the ends of each piece). tests/vulkan/test_math_f64.py recomputes them.
+ERF_COEFS = (
+    (  # [1.0, 2.0], 18 terms
+        0.331427281639452,
+        -0.0850021377067432,
+        0.009951127341466115,
+        -0.0010810888102208325,
+        0.0001102324363119495,
+        -1.0636830518218601e-05,
+        9.775012680479055e-07,
+        -8.597922867888315e-08,
+        7.2677084117248425e-09,
+        -5.923543840592542e-10,
+        4.6683928572294154e-11,
+        -3.56612770156775e-12,
+        2.6458779519104523e-13,
+        -1.9101658673527567e-14,
+        1.343976588479829e-15,
+        -9.228790549094326e-17,
+        6.19267308464391e-18,
+        -4.0652224326488762e-19,
+    ),
+    (  # [2.0, 3.5], 19 terms
+        0.19943078169681192,
+        -0.04938002535992735,
+        0.00584049638189269,
+        -0.0006632226933017975,
+        7.259178935511736e-05,
+        -7.682952765978158e-06,
+        7.883915794570548e-07,
+        -7.861599623239447e-08,
+        7.632681897920269e-09,
+        -7.227220937985042e-10,
+        6.683956650788739e-11,
+        -6.045467151546551e-12,
+        5.353822288044628e-13,
+        -4.6471602519833763e-14,
+        3.957386034387205e-15,
+        -3.3089920479178426e-16,
+        2.7188560214028356e-17,
+        -2.196787001971828e-18,
+        1.7465619718983957e-19,
+    ),
+    (  # [3.5, 6.0], 20 terms
+        0.12011119518612726,
+        -0.03077508367843977,
+        0.003865397162805732,
+        -0.00047649553104630324,
+        5.770371528146291e-05,
+        -6.87063803752421e-06,
+        8.049536979209691e-07,
+        -9.285957122953073e-08,
+        1.055453759031051e-08,
+        -1.1826607946099641e-09,
+        1.3071369079163705e-10,
+        -1.4257239280506568e-11,
+        1.5353276736774004e-12,
+        -1.6330584393840345e-13,
+        1.716360603412163e-14,
+        -1.7831232826173895e-15,
+        1.83176561966693e-16,
+        -1.861292377204558e-17,
+        1.871317819141625e-18,
+        -1.8620581628727267e-19,
+    ),
+)
+
+
+def _clenshaw(e: Emitter, coefs: tuple[float, ...], u: int) -> int:
+    """``sum coefs[k] T_k(u)``."""
+    f, d = e.f, e.t.float_t(64)
+    two_u = f.binary("mul", d, f.const(d, 2.0), u)
+    b1, b2 = f.const(d, 0.0), f.const(d, 0.0)
+    for c in coefs[:0:-1]:
+        b1, b2 = f.binary("add", d, f.binary("sub", d, f.binary("mul", d, two_u, b1), b2), f.const(d, c)), b1
+    return f.binary("add", d, f.binary("sub", d, f.binary("mul", d, u, b1), b2), f.const(d, coefs[0]))
+
+
+def erf_f64(e: Emitter, x: int) -> int:
+    """``x * P(x*x)`` (Taylor) below 1; ``1 - exp(-x*x) * R(|x|)`` with ``R = erfc * exp(x*x)``
+    interpolated on three pieces up to 6; +-1 beyond. ``x*x`` is split exactly (``Fma``) so
+    ``exp(-x*x)`` keeps full precision."""
+    f, d = e.f, e.t.float_t(64)
+    ax = f.ext(d, "FAbs", x)
+    small = f.binary("mul", d, x, _poly(e, ERF_TAYLOR, f.binary("mul", d, x, x)))
+    a = f.ext(d, "FClamp", ax, f.const(d, 1.0), f.const(d, ERF_ONE))
+    r = f.const(d, 0.0)
+    for (lo, hi), coefs in zip(ERF_PIECES, ERF_COEFS):
+        mid, half = (lo + hi) / 2, (hi - lo) / 2
+        u = f.binary("mul", d, f.binary("sub", d, a, f.const(d, mid)), f.const(d, 1 / half))
+        piece = _clenshaw(e, coefs, u)
+        r = f.select(d, f.cmp("lt", d, a, f.const(d, lo)), r, piece)
+    sq = f.binary("mul", d, a, a)
+    sq_err = f.ext(d, "Fma", a, a, f.neg(d, sq))
+    ex = exp_f64(e, f.neg(d, sq))
+    ex = f.binary("sub", d, ex, f.binary("mul", d, ex, sq_err))  # exp(-(sq + err)) = exp(-sq) (1 - err)
+    big = f.binary("sub", d, f.const(d, 1.0), f.binary("mul", d, ex, r))
+    big = f.select(d, f.cmp("ge", d, ax, f.const(d, ERF_ONE)), f.const(d, 1.0), big)
+    u64 = e.t.u64  # the sign of x
+    sign = f.binary("and", u64, f.bitcast(u64, x), f.const(u64, 1 << 63))
+    big = f.bitcast(d, f.binary("or", u64, f.bitcast(u64, big), sign))
+    out = f.select(d, f.cmp("lt", d, ax, f.const(d, 1.0)), small, big)
+    return f.select(d, f.isnan(x), x, out)
+
+
 F64: dict[str, Callable[[Emitter, int], int]] = {
     "math.exp": exp_f64,
     "math.exp2": exp2_f64,
@@ -206,4 +323,5 @@ F64: dict[str, Callable[[Emitter, int], int]] = {
     "math.tanh": tanh_f64,
     "math.sin": trig64.sin_f64,
     "math.cos": trig64.cos_f64,
+    "math.erf": erf_f64,
 }

@@ -3,9 +3,9 @@ kdsl's own polynomials elsewhere (:mod:`kdsl.codegen.spirv.mathlib`).
 
 ``f16``/``bf16`` are computed in f32 and rounded back (the math dialect's
 contract). GLSL.std.450's transcendental instructions only take 16/32-bit
-floats, so f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt``/``tanh``/``sin``/``cos`` use kdsl's
-own f64 implementations (:mod:`kdsl.codegen.spirv.mathlib64`, :mod:`kdsl.codegen.spirv.trig64`);
-f64 ``erf``/``pow`` are not available on this backend yet (a located
+floats, so f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt``/``tanh``/``sin``/``cos``/``erf`` use
+kdsl's own f64 implementations (:mod:`kdsl.codegen.spirv.mathlib64`,
+:mod:`kdsl.codegen.spirv.trig64`); f64 ``pow`` is not available on this backend yet (a located
 :class:`~kdsl.errors.CompilationError` says so).
 """
 

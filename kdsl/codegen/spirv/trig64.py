@@ -49,7 +49,7 @@ def _atan_inv(n: int, bits: int) -> int:
 
 
 @cache
-def _pi_scaled(bits: int) -> int:
+def pi_scaled(bits: int) -> int:
     """``floor(pi * 2**bits)`` (Machin: pi = 16 atan(1/5) - 4 atan(1/239)), with guard bits."""
     g = bits + 64
     return (16 * _atan_inv(5, g) - 4 * _atan_inv(239, g)) >> 64
@@ -59,7 +59,7 @@ def two_over_pi_words() -> tuple[int, ...]:
     """The bits of 2/pi as 32-bit words, least significant first: ``sum w[j] 2**(32j) = floor(2/pi * 2**TABLE_BITS)``,
     plus zero words above (a window may reach past the top bit)."""
     scale = 2 * TABLE_BITS + 8
-    t = ((1 << (TABLE_BITS + scale)) * 2) // _pi_scaled(scale)  # 2/pi * 2**TABLE_BITS
+    t = ((1 << (TABLE_BITS + scale)) * 2) // pi_scaled(scale)  # 2/pi * 2**TABLE_BITS
     words = [(t >> (32 * j)) & 0xFFFFFFFF for j in range(TABLE_BITS // 32)]
     return (*words, *([0] * (WINDOW_LIMBS + 2)))
 
@@ -67,7 +67,7 @@ def two_over_pi_words() -> tuple[int, ...]:
 def pio2_parts() -> tuple[float, float, float, float]:
     """pi/2 as P1 + P2 + P3 + P4: three 33-bit heads (exact products with k < 2**19), the rest."""
     bits = 200
-    p = _pi_scaled(bits)  # pi/2 = p / 2**(bits + 1)
+    p = pi_scaled(bits)  # pi/2 = p / 2**(bits + 1)
     parts = []
     rest = p
     for i in range(3):
@@ -80,7 +80,7 @@ def pio2_parts() -> tuple[float, float, float, float]:
 
 
 def pio2_double_double() -> tuple[float, float]:
-    p = _pi_scaled(200)
+    p = pi_scaled(200)
     hi = math.ldexp(p, -201)
     lo = math.ldexp(p - int(math.ldexp(hi, 201)), -201)
     return hi, lo
