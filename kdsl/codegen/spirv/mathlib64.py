@@ -289,7 +289,7 @@ def _clenshaw(e: Emitter, coefs: tuple[float, ...], u: int) -> int:
 
 def erf_f64(e: Emitter, x: int) -> int:
     """``x * P(x*x)`` (Taylor) below 1; ``1 - exp(-x*x) * R(|x|)`` with ``R = erfc * exp(x*x)``
-    interpolated on three pieces up to 6; +-1 beyond. ``x*x`` is split exactly (``Fma``) so
+    interpolated on three pieces up to 6; +-1 beyond. ``x*x`` is split exactly (Dekker) so
     ``exp(-x*x)`` keeps full precision."""
     f, d = e.f, e.t.float_t(64)
     ax = f.ext(d, "FAbs", x)
@@ -301,8 +301,7 @@ def erf_f64(e: Emitter, x: int) -> int:
         u = f.binary("mul", d, f.binary("sub", d, a, f.const(d, mid)), f.const(d, 1 / half))
         piece = _clenshaw(e, coefs, u)
         r = f.select(d, f.cmp("lt", d, a, f.const(d, lo)), r, piece)
-    sq = f.binary("mul", d, a, a)
-    sq_err = f.ext(d, "Fma", a, a, f.neg(d, sq))
+    sq, sq_err = trig64.F64Ops(e).two_prod(a, a)
     ex = exp_f64(e, f.neg(d, sq))
     ex = f.binary("sub", d, ex, f.binary("mul", d, ex, sq_err))  # exp(-(sq + err)) = exp(-sq) (1 - err)
     big = f.binary("sub", d, f.const(d, 1.0), f.binary("mul", d, ex, r))

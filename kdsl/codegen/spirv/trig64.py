@@ -86,7 +86,7 @@ def pio2_double_double() -> tuple[float, float]:
     return hi, lo
 
 
-class _F64:
+class F64Ops:
     """Small helpers over the emitter for f64/i64/u64 code."""
 
     def __init__(self, e: Emitter) -> None:
@@ -109,8 +109,21 @@ class _F64:
     def mul(self, a: int, b: int) -> int:
         return self.f.binary("mul", self.d, a, b)
 
-    def fma(self, a: int, b: int, c: int) -> int:
-        return self.f.ext(self.d, "Fma", a, b, c)
+    def split(self, a: int) -> tuple[int, int]:
+        """Veltkamp: ``a = hi + lo`` with 26-bit halves (``|a| < 2**996``)."""
+        c = self.mul(a, self.c(134217729.0))  # 2**27 + 1
+        hi = self.sub(c, self.sub(c, a))
+        return hi, self.sub(a, hi)
+
+    def two_prod(self, a: int, b: int) -> tuple[int, int]:
+        """``a * b = p + err`` exactly (Dekker). Not GLSL ``Fma``: lavapipe's is not fused, so
+        ``fma(a, b, -p)`` would be rounded twice (docs/VULKAN.md)."""
+        p = self.mul(a, b)
+        ah, al = self.split(a)
+        bh, bl = self.split(b)
+        err = self.add(self.add(self.add(self.sub(self.mul(ah, bh), p), self.mul(ah, bl)), self.mul(al, bh)),
+                       self.mul(al, bl))  # fmt: skip
+        return p, err
 
     def two_sum(self, a: int, b: int) -> tuple[int, int]:
         """``a + b = s + err`` exactly (Knuth)."""
@@ -138,7 +151,7 @@ class _F64:
         return r
 
 
-def _cody_waite(h: _F64, x: int) -> tuple[int, int, int]:
+def _cody_waite(h: F64Ops, x: int) -> tuple[int, int, int]:
     """``(k mod 4 as i32, r_hi, r_lo)`` for ``|x| < CW_LIMIT``."""
     f = h.f
     p1, p2, p3, p4 = (h.c(p) for p in pio2_parts())
@@ -152,7 +165,7 @@ def _cody_waite(h: _F64, x: int) -> tuple[int, int, int]:
     return f.binary("and", h.i32, k, f.const(h.i32, 3)), r_hi, r_lo
 
 
-def _table(h: _F64) -> tuple[int, int]:
+def _table(h: F64Ops) -> tuple[int, int]:
     """A function-local array holding the words of 2/pi (as u64), and its element pointer type."""
     e, f = h.e, h.f
     words = two_over_pi_words()
@@ -162,7 +175,7 @@ def _table(h: _F64) -> tuple[int, int]:
     return var, e.m.t_ptr("Function", h.u)
 
 
-def _payne_hanek(h: _F64, ax: int) -> tuple[int, int, int]:
+def _payne_hanek(h: F64Ops, ax: int) -> tuple[int, int, int]:
     """``(k mod 4 as i32, r_hi, r_lo)`` for positive finite ``ax >= CW_LIMIT`` (other inputs: garbage,
     but no out-of-range access: the exponent is clamped)."""
     f, u, i32 = h.f, h.u, h.i32
@@ -224,14 +237,13 @@ def _payne_hanek(h: _F64, ax: int) -> tuple[int, int, int]:
     t_lo = h.add(t_lo, h.add(v1, v0))
     t_hi, t_lo = h.fast_two_sum(t_hi, t_lo)
     ph, pl = pio2_double_double()
-    r_hi = h.mul(t_hi, h.c(ph))
-    r_err = h.fma(t_hi, h.c(ph), f.neg(h.d, r_hi))
+    r_hi, r_err = h.two_prod(t_hi, h.c(ph))
     r_lo = h.add(r_err, h.add(h.mul(t_hi, h.c(pl)), h.mul(t_lo, h.c(ph))))
     r_hi, r_lo = h.fast_two_sum(r_hi, r_lo)
     return k, r_hi, r_lo
 
 
-def _reduce(h: _F64, x: int) -> tuple[int, int, int]:
+def _reduce(h: F64Ops, x: int) -> tuple[int, int, int]:
     """``x = k * pi/2 + r`` for finite ``x``: ``(k mod 4, r_hi, r_lo)``, ``|r| <= pi/4`` (about)."""
     f, d, i32 = h.f, h.d, h.i32
     ax = f.ext(d, "FAbs", x)
@@ -247,11 +259,9 @@ def _reduce(h: _F64, x: int) -> tuple[int, int, int]:
     return f.select(i32, small, kc, kp), f.select(d, small, hc, hp), f.select(d, small, lc, lp)
 
 
-def _kernels(h: _F64, r_hi: int, r_lo: int) -> tuple[int, int]:
+def _kernels(h: F64Ops, r_hi: int, r_lo: int) -> tuple[int, int]:
     """``(sin r, cos r)`` for ``r = r_hi + r_lo``, ``|r| <= ~pi/4``."""
-    f, d = h.f, h.d
-    z = h.mul(r_hi, r_hi)
-    z_err = h.fma(r_hi, r_hi, f.neg(d, z))
+    z, z_err = h.two_prod(r_hi, r_hi)
     half_z = h.mul(z, h.c(0.5))
     s_tail = h.add(h.mul(h.mul(r_hi, z), h.poly(SIN_TERMS, z)), h.mul(r_lo, h.sub(h.c(1.0), half_z)))
     sin_r = h.add(r_hi, s_tail)
@@ -263,7 +273,7 @@ def _kernels(h: _F64, r_hi: int, r_lo: int) -> tuple[int, int]:
 
 
 def _sincos(e: Emitter, x: int, want_sin: bool) -> int:
-    h = _F64(e)
+    h = F64Ops(e)
     f, d, i32 = h.f, h.d, h.i32
     finite = f.lnot(f.lor(f.isnan(x), f.op("OpIsInf", e.t.bool, x)))
     xf = f.select(d, finite, x, h.c(0.0))
