@@ -56,7 +56,7 @@ EXP_OVERFLOW = 709.782712893384  # exp(x) = inf above (largest x with a finite r
 EXP_UNDERFLOW = -745.1332191019412  # exp(x) = 0 below (rounds to zero)
 
 
-def _poly(e: Emitter, coefs: tuple[float, ...], x: int) -> int:
+def poly(e: Emitter, coefs: tuple[float, ...], x: int) -> int:
     """``sum coefs[n] * x**n`` by Horner's rule (separate multiply and add: two roundings)."""
     f, d = e.f, e.t.float_t(64)
     r = f.const(d, coefs[-1])
@@ -73,7 +73,7 @@ def _pow2(e: Emitter, k: int) -> int:
     return f.bitcast(d, f.binary("shl", u64, f.bitcast(u64, biased), f.const(u64, 52)))
 
 
-def _scale(e: Emitter, p: int, k: int) -> int:
+def scale_pow2(e: Emitter, p: int, k: int) -> int:
     """``p * 2**k`` for ``p`` in ~[0.7, 1.5] and ``k`` in [-1100, 1100]: two exact factors, the
     first leaving the product normal, so a subnormal result is rounded once."""
     f, i32, d = e.f, e.t.i32, e.t.float_t(64)
@@ -101,7 +101,7 @@ def exp_f64(e: Emitter, x: int) -> int:
     kd = f.convert(d, e.t.i32, k)
     hi = f.binary("sub", d, xc, f.binary("mul", d, kd, f.const(d, LN2_HI)))
     r = f.binary("sub", d, hi, f.binary("mul", d, kd, f.const(d, LN2_LO)))
-    return _exp_specials(e, x, _scale(e, _poly(e, EXP_COEFS, r), k), EXP_OVERFLOW, EXP_UNDERFLOW)
+    return _exp_specials(e, x, scale_pow2(e, poly(e, EXP_COEFS, r), k), EXP_OVERFLOW, EXP_UNDERFLOW)
 
 
 def exp2_f64(e: Emitter, x: int) -> int:
@@ -110,7 +110,7 @@ def exp2_f64(e: Emitter, x: int) -> int:
     k = _round_to_i32(e, xc)
     r = f.binary("sub", d, xc, f.convert(d, e.t.i32, k))  # exact
     # 2**x = inf at x >= 1024; 0 below -1075 (the smallest subnormal's half rounds to zero)
-    return _exp_specials(e, x, _scale(e, _poly(e, EXP2_COEFS, r), k), 1023.9999999999999, -1075.0)
+    return _exp_specials(e, x, scale_pow2(e, poly(e, EXP2_COEFS, r), k), 1023.9999999999999, -1075.0)
 
 
 def _log_parts(e: Emitter, x: int) -> tuple[int, int]:
@@ -138,7 +138,7 @@ def _log_parts(e: Emitter, x: int) -> tuple[int, int]:
 def _log_r(e: Emitter, z: int) -> int:
     """``R(z) = sum_{k>=1} 2 z**k / (2k+1)``."""
     f, d = e.f, e.t.float_t(64)
-    return f.binary("mul", d, z, _poly(e, LOG_TERMS, z))
+    return f.binary("mul", d, z, poly(e, LOG_TERMS, z))
 
 
 def _log_specials(e: Emitter, x: int, r: int) -> int:
@@ -181,7 +181,7 @@ def tanh_f64(e: Emitter, x: int) -> int:
     f, d = e.f, e.t.float_t(64)
     ax = f.ext(d, "FAbs", x)
     t = f.binary("mul", d, f.const(d, 2.0), f.ext(d, "FMin", ax, f.const(d, TANH_SMALL)))
-    em1 = f.binary("mul", d, t, _poly(e, EXPM1_COEFS, t))
+    em1 = f.binary("mul", d, t, poly(e, EXPM1_COEFS, t))
     small = f.binary("div", d, em1, f.binary("add", d, em1, f.const(d, 2.0)))
     big_e = exp_f64(e, f.binary("mul", d, f.const(d, 2.0), f.ext(d, "FMin", ax, f.const(d, 40.0))))
     big = f.binary("sub", d, f.const(d, 1.0), f.binary("div", d, f.const(d, 2.0), f.binary("add", d, big_e, f.const(d, 1.0))))
@@ -293,7 +293,7 @@ def erf_f64(e: Emitter, x: int) -> int:
     ``exp(-x*x)`` keeps full precision."""
     f, d = e.f, e.t.float_t(64)
     ax = f.ext(d, "FAbs", x)
-    small = f.binary("mul", d, x, _poly(e, ERF_TAYLOR, f.binary("mul", d, x, x)))
+    small = f.binary("mul", d, x, poly(e, ERF_TAYLOR, f.binary("mul", d, x, x)))
     a = f.ext(d, "FClamp", ax, f.const(d, 1.0), f.const(d, ERF_ONE))
     r = f.const(d, 0.0)
     for (lo, hi), coefs in zip(ERF_PIECES, ERF_COEFS):

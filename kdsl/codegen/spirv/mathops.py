@@ -3,15 +3,14 @@ kdsl's own polynomials elsewhere (:mod:`kdsl.codegen.spirv.mathlib`).
 
 ``f16``/``bf16`` are computed in f32 and rounded back (the math dialect's
 contract). GLSL.std.450's transcendental instructions only take 16/32-bit
-floats, so f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt``/``tanh``/``sin``/``cos``/``erf`` use
-kdsl's own f64 implementations (:mod:`kdsl.codegen.spirv.mathlib64`,
-:mod:`kdsl.codegen.spirv.trig64`); f64 ``pow`` is not available on this backend yet (a located
-:class:`~kdsl.errors.CompilationError` says so).
+floats, so f64 ``exp``/``exp2``/``log``/``log2``/``rsqrt``/``tanh``/``sin``/``cos``/``erf``/``pow``
+use kdsl's own f64 implementations (:mod:`kdsl.codegen.spirv.mathlib64`,
+:mod:`kdsl.codegen.spirv.trig64`, :mod:`kdsl.codegen.spirv.pow64`).
 """
 
 from __future__ import annotations
 
-from kdsl.codegen.spirv import mathlib, mathlib64
+from kdsl.codegen.spirv import mathlib, mathlib64, pow64
 from kdsl.codegen.spirv.emit import Emitter, handles
 from kdsl.codegen.spirv.scalar import narrow, opaque_divisor, scalar_type
 from kdsl.ir.core import Operation
@@ -80,7 +79,8 @@ def _own(e: Emitter, op: Operation) -> None:
 def _pow(e: Emitter, op: Operation) -> None:
     t = scalar_type(op.result.type)
     if t.name == "f64":
-        raise e.error(op, "math.pow on f64 is not available on the vulkan backend")
+        e.bind(op.result, pow64.pow_f64(e, e.v(op.operands[0]), e.v(op.operands[1])))
+        return
     _compute(e, op, lambda rt, a, b: mathlib.pow_f32(e, a, b))
 
 
