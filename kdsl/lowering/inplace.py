@@ -154,6 +154,7 @@ def _consumed_before_overwrite(load: Operation, r: Mat, t: Mat) -> bool:
 
 
 def _rename(r: Mat, t: Mat) -> None:
+    """From now on ``r`` lives in ``t``'s array: every access emitted so far follows, ``r``'s goes."""
     old = r.priv
     old.replace_all_uses_with(t.priv)
     alloc = old.owner_op
@@ -207,12 +208,6 @@ def retarget_branch(lw: Lowerer, if_op: Operation, wi_if: Operation, t: Mat, yie
             continue
         if any(u is not None and not _within(u, None, wi_if) for u, _ in t.priv.uses):
             continue  # the result array is used outside this if already (never, for a fresh one)
-        old = t.priv
-        old.replace_all_uses_with(r.priv)
-        alloc = old.owner_op
-        assert alloc is not None
-        alloc.erase()
-        t.priv = r.priv
-        t.shared = r.shared
+        _rename(t, r)
         return True
     return False
