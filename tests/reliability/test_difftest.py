@@ -49,7 +49,7 @@ def test_device_backend_matches_interpreter(name: str) -> None:
         out = diffrun.check(prog, [name])
         problem = out.per_target.get(name, "ok")
         if problem.startswith("CompilationError") and "not available on the" in problem:
-            return  # a documented backend limitation (e.g. f64 transcendentals on vulkan)
+            return  # a documented backend limitation (none today: f64 math on vulkan was one)
         assert out.status in ("ok", "rejected"), f"seed {prog.seed}: {out.status} {out.detail} {out.per_target}"
 
     run()

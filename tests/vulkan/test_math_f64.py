@@ -7,6 +7,9 @@ reduction, against values computed with 2500-bit arithmetic (mpmath)."""
 from __future__ import annotations
 
 import math
+import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +18,8 @@ from hypothesis import strategies as st
 
 import kdsl
 import kdsl.language as kl
+from kdsl.codegen.spirv import Target, emit_spirv
+from kdsl.lowering import Layout, lower_to_wi
 
 FUNCS = {
     "exp": (kl.exp, np.exp),
@@ -141,7 +146,6 @@ def test_erf_coefficients_are_the_generated_ones() -> None:
     """``ERF_COEFS`` are what ``tools/gen_erf64.py`` computes (300-bit arithmetic)."""
     pytest.importorskip("mpmath")
     import importlib.util
-    from pathlib import Path
 
     from kdsl.codegen.spirv.mathlib64 import ERF_COEFS, ERF_PIECES
 
@@ -197,3 +201,20 @@ def test_f64_pow_matches_numpy() -> None:
 @given(st.lists(st.tuples(st.floats(), st.floats()), min_size=1, max_size=64))
 def test_f64_pow_any_doubles(pairs: list[tuple[float, float]]) -> None:
     _check_pow(np.array([p[0] for p in pairs], np.float64), np.array([p[1] for p in pairs], np.float64))
+
+
+@pytest.mark.skipif(shutil.which("spirv-val") is None, reason="install Debian spirv-tools")
+@pytest.mark.parametrize("name", [*sorted(FUNCS), "pow"])
+def test_f64_math_modules_validate(name: str, tmp_path: Path) -> None:
+    """The lookup tables (function-local arrays), u64 limb arithmetic and selects pass spirv-val."""
+    x = np.zeros(64)
+    if name == "pow":
+        module = kdsl.compile_to_ir(pow_f64, x, x, x, 64, optimize=True, BLOCK=64)
+    else:
+        module = kdsl.compile_to_ir(unary_f64, x, x, 64, optimize=True, FN=name, BLOCK=64)
+    kname = "pow_f64" if name == "pow" else "unary_f64"
+    spirv = emit_spirv(lower_to_wi(module, kname, Layout(num_threads=64)), Target())  # type: ignore[arg-type]
+    path = tmp_path / "k.spv"
+    path.write_bytes(spirv.binary)
+    r = subprocess.run(["spirv-val", "--target-env", spirv.target_env, str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr + r.stdout
