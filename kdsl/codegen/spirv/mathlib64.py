@@ -34,6 +34,7 @@ from decimal import Decimal, localcontext
 
 from kdsl.codegen.spirv import trig64
 from kdsl.codegen.spirv.emit import Emitter
+from kdsl.codegen.spirv.f64ops import F64Ops, poly
 
 LN2_HI = 6.93147180369123816490e-01  # ln 2 rounded to 32 significant bits: k * LN2_HI is exact
 
@@ -54,15 +55,6 @@ EXP2_COEFS = tuple(math.log(2) ** n / math.factorial(n) for n in range(EXP_DEGRE
 LOG_TERMS = tuple(2 / (2 * k + 1) for k in range(1, 12))  # R(z) = sum_k 2 z^k / (2k+1)
 EXP_OVERFLOW = 709.782712893384  # exp(x) = inf above (largest x with a finite result)
 EXP_UNDERFLOW = -745.1332191019412  # exp(x) = 0 below (rounds to zero)
-
-
-def poly(e: Emitter, coefs: tuple[float, ...], x: int) -> int:
-    """``sum coefs[n] * x**n`` by Horner's rule (separate multiply and add: two roundings)."""
-    f, d = e.f, e.t.float_t(64)
-    r = f.const(d, coefs[-1])
-    for c in coefs[-2::-1]:
-        r = f.binary("add", d, f.binary("mul", d, r, x), f.const(d, c))
-    return r
 
 
 def _pow2(e: Emitter, k: int) -> int:
@@ -186,9 +178,7 @@ def tanh_f64(e: Emitter, x: int) -> int:
     big_e = exp_f64(e, f.binary("mul", d, f.const(d, 2.0), f.ext(d, "FMin", ax, f.const(d, 40.0))))
     big = f.binary("sub", d, f.const(d, 1.0), f.binary("div", d, f.const(d, 2.0), f.binary("add", d, big_e, f.const(d, 1.0))))
     mag = f.select(d, f.cmp("lt", d, ax, f.const(d, TANH_SMALL)), small, big)
-    u64 = e.t.u64  # the sign of x (tanh(-0.0) = -0.0)
-    sign = f.binary("and", u64, f.bitcast(u64, x), f.const(u64, 1 << 63))
-    r = f.bitcast(d, f.binary("or", u64, f.bitcast(u64, mag), sign))
+    r = F64Ops(e).copysign(mag, x)  # tanh(-0.0) = -0.0
     return f.select(d, f.isnan(x), x, r)
 
 
@@ -301,14 +291,13 @@ def erf_f64(e: Emitter, x: int) -> int:
         u = f.binary("mul", d, f.binary("sub", d, a, f.const(d, mid)), f.const(d, 1 / half))
         piece = _clenshaw(e, coefs, u)
         r = f.select(d, f.cmp("lt", d, a, f.const(d, lo)), r, piece)
-    sq, sq_err = trig64.F64Ops(e).two_prod(a, a)
+    h = F64Ops(e)
+    sq, sq_err = h.two_prod(a, a)
     ex = exp_f64(e, f.neg(d, sq))
     ex = f.binary("sub", d, ex, f.binary("mul", d, ex, sq_err))  # exp(-(sq + err)) = exp(-sq) (1 - err)
     big = f.binary("sub", d, f.const(d, 1.0), f.binary("mul", d, ex, r))
     big = f.select(d, f.cmp("ge", d, ax, f.const(d, ERF_ONE)), f.const(d, 1.0), big)
-    u64 = e.t.u64  # the sign of x
-    sign = f.binary("and", u64, f.bitcast(u64, x), f.const(u64, 1 << 63))
-    big = f.bitcast(d, f.binary("or", u64, f.bitcast(u64, big), sign))
+    big = h.copysign(big, x)
     out = f.select(d, f.cmp("lt", d, ax, f.const(d, 1.0)), small, big)
     return f.select(d, f.isnan(x), x, out)
 

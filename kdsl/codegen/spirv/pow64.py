@@ -27,8 +27,8 @@ import math
 from decimal import Decimal, localcontext
 
 from kdsl.codegen.spirv.emit import Emitter
-from kdsl.codegen.spirv.mathlib64 import EXP_COEFS, INV_LN2, LN2_HI, LN2_LO, poly, scale_pow2
-from kdsl.codegen.spirv.trig64 import F64Ops
+from kdsl.codegen.spirv.f64ops import F64Ops, poly
+from kdsl.codegen.spirv.mathlib64 import EXP_COEFS, INV_LN2, LN2_HI, LN2_LO, scale_pow2
 
 TABLE_FIRST, TABLE_LAST = 23, 45  # c = i / 32 for i in [23, 45] covers [sqrt(1/2), sqrt(2))
 ATANH_TAIL = tuple(1 / (2 * k + 1) for k in range(1, 6))  # z/3 + z^2/5 + ... + z^5/11 (times z)
@@ -45,14 +45,6 @@ def log_table() -> tuple[tuple[float, ...], tuple[float, ...]]:
             his.append(hi)
             los.append(float(v - Decimal(hi)))
     return tuple(his), tuple(los)
-
-
-def _array(h: F64Ops, values: tuple[float, ...], name: str) -> tuple[int, int]:
-    e, f = h.e, h.f
-    arr = e.m.t_array(h.d, len(values))
-    var = f.variable(e.m.t_ptr("Function", arr), name)
-    f.emit("OpStore", var, e.m.const_composite(arr, [h.c(v) for v in values]))
-    return var, e.m.t_ptr("Function", h.d)
 
 
 def _log_dd(h: F64Ops, ax: int) -> tuple[int, int]:
@@ -72,10 +64,8 @@ def _log_dd(h: F64Ops, ax: int) -> tuple[int, int]:
     c = h.mul(idx_d, h.c(1 / 32))
     idx = f.binary("sub", i32, f.convert(i32, d, idx_d), f.const(i32, TABLE_FIRST))
     his, los = log_table()
-    hv, pt = _array(h, his, "log_c_hi")
-    lv, _ = _array(h, los, "log_c_lo")
-    logc_hi = f.op("OpLoad", d, f.op("OpAccessChain", pt, hv, idx))
-    logc_lo = f.op("OpLoad", d, f.op("OpAccessChain", pt, lv, idx))
+    logc_hi = h.table(d, [h.c(v) for v in his], "log_c_hi")(idx)
+    logc_lo = h.table(d, [h.c(v) for v in los], "log_c_lo")(idx)
     fm = h.sub(m, c)  # exact (Sterbenz)
     den, den_lo = h.two_sum(m, c)
     s_hi = f.binary("div", d, fm, den)
@@ -132,7 +122,7 @@ def pow_f64(e: Emitter, x: int, y: int) -> int:
     r = f.select(d, inf_y, inf_rule, r)
     # x = +-0: y < 0 -> inf, y > 0 -> 0; signed when y is an odd integer
     zr = f.select(d, y_neg, inf, zero)
-    zr = f.select(d, y_odd, _copysign(h, zr, x), zr)
+    zr = f.select(d, y_odd, h.copysign(zr, x), zr)
     r = f.select(d, f.cmp("eq", d, x, zero), zr, r)
     # x = +-inf: y < 0 -> 0, y > 0 -> inf; signed when x = -inf and y is an odd integer
     ir = f.select(d, y_neg, zero, inf)
@@ -142,8 +132,3 @@ def pow_f64(e: Emitter, x: int, y: int) -> int:
     one = f.lor(f.cmp("eq", d, y, zero), f.cmp("eq", d, x, h.c(1.0)))
     return f.select(d, one, h.c(1.0), r)
 
-
-def _copysign(h: F64Ops, mag: int, sign_of: int) -> int:
-    f, u = h.f, h.u
-    sign = f.binary("and", u, f.bitcast(u, sign_of), h.cu(1 << 63))
-    return f.bitcast(h.d, f.binary("or", u, f.bitcast(u, mag), sign))

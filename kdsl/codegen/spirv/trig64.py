@@ -29,6 +29,7 @@ import math
 from functools import cache
 
 from kdsl.codegen.spirv.emit import Emitter
+from kdsl.codegen.spirv.f64ops import F64Ops
 
 CW_LIMIT = 2.0**19  # below: Cody-Waite (k < 2**19, so k * 33-bit part is exact)
 TABLE_BITS = 1216  # 2/pi to 2**-1216: enough for exponents up to 1023 (+175 window bits)
@@ -86,71 +87,6 @@ def pio2_double_double() -> tuple[float, float]:
     return hi, lo
 
 
-class F64Ops:
-    """Small helpers over the emitter for f64/i64/u64 code."""
-
-    def __init__(self, e: Emitter) -> None:
-        self.e, self.f = e, e.f
-        self.d, self.u, self.i = e.t.float_t(64), e.t.u64, e.t.int_t(64, True)
-        self.i32 = e.t.i32
-
-    def c(self, v: float) -> int:
-        return self.f.const(self.d, v)
-
-    def cu(self, v: int) -> int:
-        return self.f.const(self.u, v)
-
-    def add(self, a: int, b: int) -> int:
-        return self.f.binary("add", self.d, a, b)
-
-    def sub(self, a: int, b: int) -> int:
-        return self.f.binary("sub", self.d, a, b)
-
-    def mul(self, a: int, b: int) -> int:
-        return self.f.binary("mul", self.d, a, b)
-
-    def split(self, a: int) -> tuple[int, int]:
-        """Veltkamp: ``a = hi + lo`` with 26-bit halves (``|a| < 2**996``)."""
-        c = self.mul(a, self.c(134217729.0))  # 2**27 + 1
-        hi = self.sub(c, self.sub(c, a))
-        return hi, self.sub(a, hi)
-
-    def two_prod(self, a: int, b: int) -> tuple[int, int]:
-        """``a * b = p + err`` exactly (Dekker). Not GLSL ``Fma``: lavapipe's is not fused, so
-        ``fma(a, b, -p)`` would be rounded twice (docs/VULKAN.md)."""
-        p = self.mul(a, b)
-        ah, al = self.split(a)
-        bh, bl = self.split(b)
-        err = self.add(self.add(self.add(self.sub(self.mul(ah, bh), p), self.mul(ah, bl)), self.mul(al, bh)),
-                       self.mul(al, bl))  # fmt: skip
-        return p, err
-
-    def two_sum(self, a: int, b: int) -> tuple[int, int]:
-        """``a + b = s + err`` exactly (Knuth)."""
-        s = self.add(a, b)
-        bb = self.sub(s, a)
-        err = self.add(self.sub(a, self.sub(s, bb)), self.sub(b, bb))
-        return s, err
-
-    def fast_two_sum(self, a: int, b: int) -> tuple[int, int]:
-        """``a + b = s + err`` exactly when ``|a| >= |b|`` (or ``a == 0``)."""
-        s = self.add(a, b)
-        return s, self.sub(b, self.sub(s, a))
-
-    def uop(self, kind: str, a: int, b: int) -> int:
-        return self.f.binary(kind, self.u, a, b)
-
-    def u_to_d(self, a: int) -> int:
-        """A u64 below 2**63 as f64 (through the signed conversion)."""
-        return self.f.convert(self.d, self.i, self.f.bitcast(self.i, a))
-
-    def poly(self, coefs: tuple[float, ...], z: int) -> int:
-        r = self.c(coefs[-1])
-        for k in coefs[-2::-1]:
-            r = self.add(self.mul(r, z), self.c(k))
-        return r
-
-
 def _cody_waite(h: F64Ops, x: int) -> tuple[int, int, int]:
     """``(k mod 4 as i32, r_hi, r_lo)`` for ``|x| < CW_LIMIT``."""
     f = h.f
@@ -163,16 +99,6 @@ def _cody_waite(h: F64Ops, x: int) -> tuple[int, int, int]:
     r_hi, r_lo = h.fast_two_sum(s2, lo)
     k = f.convert(h.i32, h.d, kd)
     return f.binary("and", h.i32, k, f.const(h.i32, 3)), r_hi, r_lo
-
-
-def _table(h: F64Ops) -> tuple[int, int]:
-    """A function-local array holding the words of 2/pi (as u64), and its element pointer type."""
-    e, f = h.e, h.f
-    words = two_over_pi_words()
-    arr = e.m.t_array(h.u, len(words))
-    var = f.variable(e.m.t_ptr("Function", arr), "two_over_pi")
-    f.emit("OpStore", var, e.m.const_composite(arr, [h.cu(w) for w in words]))
-    return var, e.m.t_ptr("Function", h.u)
 
 
 def _payne_hanek(h: F64Ops, ax: int) -> tuple[int, int, int]:
@@ -189,13 +115,8 @@ def _payne_hanek(h: F64Ops, ax: int) -> tuple[int, int, int]:
     b = h.uop("sub", h.cu(TABLE_BITS + 1075 - 175), be)
     q = h.uop("shr", b, h.cu(5))
     o = h.uop("and", b, h.cu(31))
-    var, ptr_t = _table(h)
-
-    def word(j: int) -> int:
-        idx = f.convert(i32, u, h.uop("add", q, h.cu(j)))
-        return f.op("OpLoad", u, f.op("OpAccessChain", ptr_t, var, idx))
-
-    raw = [word(j) for j in range(WINDOW_LIMBS + 1)]
+    word = h.table(u, [h.cu(w) for w in two_over_pi_words()], "two_over_pi")  # 2/pi as u64 words
+    raw = [word(f.convert(i32, u, h.uop("add", q, h.cu(j)))) for j in range(WINDOW_LIMBS + 1)]
     w = [h.uop("and", h.uop("shr", h.uop("or", h.uop("shl", raw[j + 1], h.cu(32)), raw[j]), o), mask32)
          for j in range(WINDOW_LIMBS)]  # fmt: skip
     m_lo, m_hi = h.uop("and", m, mask32), h.uop("shr", m, h.cu(32))
