@@ -309,6 +309,15 @@ class Operation:
     def parent_op(self) -> Operation | None:
         return self.parent.parent_op if self.parent else None
 
+    def is_ancestor(self, other: Operation) -> bool:
+        """Is ``other`` this op or nested (at any depth) in one of its regions?"""
+        cur: Operation | None = other
+        while cur is not None:
+            if cur is self:
+                return True
+            cur = cur.parent_op
+        return False
+
     def erase(self) -> None:
         """Remove from the parent block; results must be unused."""
         for r in self.results:

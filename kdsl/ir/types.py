@@ -261,6 +261,11 @@ class MemRefType(Type):
     def scalar(self) -> ScalarType | PointerType:
         return self.element
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the whole array (i1 takes a byte, pointers eight)."""
+        return self.size * self.element.itemsize
+
 
 @dataclass(frozen=True)
 class VectorType(Type):

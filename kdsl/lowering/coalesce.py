@@ -30,11 +30,11 @@ undefined either way, so sharing changes no result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kdsl.ir.core import Operation
 from kdsl.ir.dialects import scf, wi
-from kdsl.ir.types import MemRefType, ScalarType
+from kdsl.ir.types import MemRefType
 
 MIN_BYTES = 1024  # smaller private arrays keep their own storage (register candidates)
 
@@ -48,10 +48,9 @@ class _Range:
 
 @dataclass
 class _Slot:
-    leader: Operation
+    members: list[Operation]  # the first keeps its alloc, the others are merged into it
     size: int
     free_at: int  # the last position of its current member
-    members: list[Operation] = field(default_factory=list)
 
 
 def _number(root: Operation) -> dict[Operation, tuple[int, int]]:
@@ -110,8 +109,8 @@ def _live_range(alloc: Operation, span: dict[Operation, tuple[int, int]]) -> _Ra
     return _Range(alloc, lo, hi)
 
 
-# (op, operand index) uses that only write the array
-_WRITES = {("wi.store", 1), ("wi.vstore", 1), ("wi.block_load", 0)}
+# the memref operand of the work-item ops that only write it (every other use reads)
+WRITE_ONLY = {"wi.store": 1, "wi.vstore": 1, "wi.block_load": 0}
 
 
 def _fresh_each_iteration(alloc: Operation, loop: Operation) -> bool:
@@ -125,24 +124,10 @@ def _fresh_each_iteration(alloc: Operation, loop: Operation) -> bool:
         return False
     uses = alloc.result.uses
     for op in loop.regions[0].block.ops:
-        inside = [(u, i) for u, i in uses if u is op or _nested_in(u, op)]
+        inside = [(u, i) for u, i in uses if op.is_ancestor(u)]
         if inside:
-            return all((u.NAME, i) in _WRITES for u, i in inside)
+            return all(WRITE_ONLY.get(u.NAME) == i for u, i in inside)
     return False
-
-
-def _nested_in(op: Operation, ancestor: Operation) -> bool:
-    p = op.parent_op
-    while p is not None:
-        if p is ancestor:
-            return True
-        p = p.parent_op
-    return False
-
-
-def _bytes(t: MemRefType) -> int:
-    item = t.element.bitwidth // 8 if isinstance(t.element, ScalarType) else 8
-    return t.size * max(item, 1)
 
 
 def _candidates(root: Operation) -> list[Operation]:
@@ -150,9 +135,8 @@ def _candidates(root: Operation) -> list[Operation]:
     for op in root.walk():
         if not isinstance(op, wi.AllocOp) or not op.result.uses:
             continue
-        t = op.result.type
-        assert isinstance(t, MemRefType)
-        if t.space == "private" and _bytes(t) >= MIN_BYTES:
+        t = _memref(op)
+        if t.space == "private" and t.nbytes >= MIN_BYTES:
             out.append(op)
     return out
 
@@ -165,20 +149,17 @@ def coalesce_private(root: Operation) -> int:
     span = _number(root)
     by_elem: dict[object, list[_Range]] = {}
     for a in allocs:
-        t = a.result.type
-        assert isinstance(t, MemRefType)
-        by_elem.setdefault(t.element, []).append(_live_range(a, span))
+        by_elem.setdefault(_memref(a).element, []).append(_live_range(a, span))
     saved = 0
     for ranges in by_elem.values():
         slots: list[_Slot] = []
         for r in sorted(ranges, key=lambda r: (r.lo, r.hi)):
-            t = r.alloc.result.type
-            assert isinstance(t, MemRefType)
+            t = _memref(r.alloc)
             free = [s for s in slots if s.free_at < r.lo]
             fits = [s for s in free if s.size >= t.size]
             slot = min(fits, key=lambda s: s.size) if fits else max(free, key=lambda s: s.size, default=None)
             if slot is None:
-                slots.append(_Slot(r.alloc, t.size, r.hi, [r.alloc]))
+                slots.append(_Slot([r.alloc], t.size, r.hi))
                 continue
             slot.size = max(slot.size, t.size)
             slot.free_at = r.hi
@@ -189,16 +170,15 @@ def coalesce_private(root: Operation) -> int:
 
 
 def _merge(slot: _Slot) -> int:
-    """Point every member's uses at the leader's array, sized for the largest; erase the rest."""
-    lt = slot.leader.result.type
-    assert isinstance(lt, MemRefType)
-    before = sum(_bytes(_memref(m)) for m in slot.members)
-    slot.leader.result.type = MemRefType(slot.size, lt.element, lt.space)
-    for m in slot.members:
-        if m is not slot.leader:
-            m.result.replace_all_uses_with(slot.leader.result)
-            m.erase()
-    return before - _bytes(_memref(slot.leader))
+    """Point every member's uses at the first one's array, sized for the largest; erase the rest."""
+    leader, *rest = slot.members
+    lt = _memref(leader)
+    before = sum(_memref(m).nbytes for m in slot.members)
+    leader.result.type = MemRefType(slot.size, lt.element, lt.space)
+    for m in rest:
+        m.result.replace_all_uses_with(leader.result)
+        m.erase()
+    return before - _memref(leader).nbytes
 
 
 def _memref(alloc: Operation) -> MemRefType:

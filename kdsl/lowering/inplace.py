@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from kdsl.ir.core import Block, BlockArgument, Operation, Value
 from kdsl.ir.dialects import arith, scf
+from kdsl.lowering.coalesce import WRITE_ONLY
 from kdsl.lowering.lowerer import Lowerer
 from kdsl.lowering.reps import Lazy, Mat
 
 _READS = {"wi.load": 0, "wi.vload": 0}
-_WRITES = {"wi.store": 1, "wi.vstore": 1}
 
 
 def _sharers(lw: Lowerer, mat: Mat) -> list[Value]:
@@ -49,30 +49,18 @@ def dot_in_place(lw: Lowerer, acc: Value) -> Mat | None:
     other tile value is (or reads) that array -- or it is a loop-carried tile of an ``scf.for``
     body read only by the dot (the loop's results share the array; they come after the loop)."""
     rep = lw.rep(acc)
-    if not isinstance(rep, Mat) or len(acc.uses) != 1 or lw.layout.num_threads != 1:
-        return _carried_only_reader(lw, acc)
-    if _sharers(lw, rep) == [acc]:
-        return rep
-    return _carried_only_reader(lw, acc)
-
-
-def _carried_only_reader(lw: Lowerer, v: Value) -> Mat | None:
-    rep = lw.rep(v)
-    owner = v.block if isinstance(v, BlockArgument) else None
-    parent = owner.parent_op if owner is not None else None
-    if not isinstance(rep, Mat) or parent is None or parent.NAME != "scf.for" or len(v.uses) != 1:
+    if not isinstance(rep, Mat) or len(acc.uses) != 1:
         return None
-    return rep
+    carried = isinstance(acc, BlockArgument) and isinstance(acc.block.parent_op, scf.ForOp)
+    if carried or (lw.layout.num_threads == 1 and _sharers(lw, rep) == [acc]):
+        return rep
+    return None
 
 
 def _inside(v: Value, region_op: Operation) -> bool:
     """Is ``v`` defined inside ``region_op`` (not before it)?"""
     op = v.block.parent_op if isinstance(v, BlockArgument) else v.owner_op
-    while op is not None:
-        if op is region_op:
-            return True
-        op = op.parent_op
-    return False
+    return op is not None and region_op.is_ancestor(op)
 
 
 def retarget_yield(lw: Lowerer, loop: Operation, body: Block, r: Mat, t: Mat, others: list[object]) -> bool:
@@ -88,33 +76,21 @@ def retarget_yield(lw: Lowerer, loop: Operation, body: Block, r: Mat, t: Mat, ot
     if any(_reads_array(o, t.priv) for o in others):  # another yielded value reads the old one (a swap)
         return False
     r_users = [u for u, _ in r.priv.uses]
-    if not r_users or not all(_within(u, body) for u in r_users):
+    if not r_users or not all(_block_ancestor(u, body) is not None for u in r_users):
         return False
     top = list(body.ops)
-    first = next(i for i, op in enumerate(top) if any(_within(u, None, op) for u in r_users))
+    first = next(i for i, op in enumerate(top) if any(op.is_ancestor(u) for u in r_users))
     for op in top[first:]:
         for inner in op.walk():
             for i, x in enumerate(inner.operands):
                 if x is not t.priv:
                     continue
-                if _WRITES.get(inner.NAME) == i or inner.NAME in ("wi.mma", "wi.block_load"):
+                if WRITE_ONLY.get(inner.NAME) == i or inner.NAME == "wi.mma":
                     return False  # t written before the yield
                 if _READS.get(inner.NAME) != i or not _consumed_before_overwrite(inner, r, t):
                     return False
     _rename(r, t)
     return True
-
-
-def _within(op: Operation, block: Block | None, ancestor: Operation | None = None) -> bool:
-    """Is ``op`` inside ``block`` (or inside/equal to ``ancestor``)?"""
-    cur: Operation | None = op
-    while cur is not None:
-        if ancestor is not None and cur is ancestor:
-            return True
-        if block is not None and cur.parent is block:
-            return True
-        cur = cur.parent_op
-    return False
 
 
 def _loop_offset(index: Value, loop: Operation) -> int | None:
@@ -148,7 +124,7 @@ def _consumed_before_overwrite(load: Operation, r: Mat, t: Mat) -> bool:
     ops = list(block.ops)
     at = ops.index(load)
     for later in ops[at + 1 :]:
-        if later.NAME in _WRITES and later.operands[1] is r.priv and later.operands[2] is load.operands[1]:
+        if WRITE_ONLY.get(later.NAME) == 1 and later.operands[1] is r.priv and later.operands[2] is load.operands[1]:
             return later.operands[0].type == load.result.type
     return False
 
@@ -206,7 +182,7 @@ def retarget_branch(lw: Lowerer, if_op: Operation, wi_if: Operation, t: Mat, yie
         others = [reg for j, reg in enumerate(wi_if.regions) if j != k]
         if any(x is r.priv for reg in others for op in reg.walk() for x in op.operands):
             continue
-        if any(u is not None and not _within(u, None, wi_if) for u, _ in t.priv.uses):
+        if any(not wi_if.is_ancestor(u) for u, _ in t.priv.uses):
             continue  # the result array is used outside this if already (never, for a fresh one)
         _rename(t, r)
         return True

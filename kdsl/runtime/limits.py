@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kdsl.errors import CompilationError
 from kdsl.ir.core import ModuleOp
-from kdsl.ir.types import MemRefType, ScalarType
+from kdsl.ir.types import MemRefType
 
 # Measured on PoCL 3.1 (CPU device, 8 MiB worker-thread stacks): one work-item with
 # 4 MiB of private arrays runs, 8 MiB segfaults the process. Half the stack is the limit.
@@ -27,8 +27,7 @@ def private_bytes(wmod: ModuleOp) -> int:
             continue
         t = op.result.type
         if isinstance(t, MemRefType) and t.space == "private":
-            item = t.element.bitwidth // 8 if isinstance(t.element, ScalarType) else 8
-            total += t.size * max(item, 1)
+            total += t.nbytes
     return total
 
 
