@@ -202,14 +202,14 @@ class Device:
         except clapi.CLError:
             clapi.release("Context", self.ctx_handle)
             raise
-        # not at interpreter exit: the driver may be gone by then
+        # not by weakref's exit hook: at exit close() runs it, after the kernels, in order
         self._handles = {"CommandQueue": self.queue_handle, "Context": self.ctx_handle}
         self._release_queue = weakref.finalize(self, _release_all, self._programs, self._handles)
         self._release_queue.atexit = False
 
-    def own(self, kernel: Any, kind: str, handle: int) -> None:
-        """Release ``handle`` (a ``cl_kernel``) when ``kernel`` dies or the device closes, whichever is first."""
-        fin = weakref.finalize(kernel, clapi.release, kind, handle)
+    def own(self, kernel: Any, handle: int) -> None:
+        """Release ``handle`` (its ``cl_kernel``) when ``kernel`` dies or the device closes, whichever is first."""
+        fin = weakref.finalize(kernel, clapi.release, "Kernel", handle)
         fin.atexit = False
         self._owned.append(fin)
         self._kernels.add(kernel)

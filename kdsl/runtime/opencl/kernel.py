@@ -131,7 +131,7 @@ class OpenCLKernel:
         self.cache_meta = dict(cache_meta or {})
         self.cache_files = dict(cache_files or {})
         self.kernel_handle = clapi.create_kernel(program, info.kernel_name)
-        device.own(self, "Kernel", self.kernel_handle)
+        device.own(self, self.kernel_handle)
         self.kernel_name = info.kernel_name
         self.num_threads = info.num_threads
         self.asserts = tuple(info.asserts)
