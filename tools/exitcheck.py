@@ -135,6 +135,7 @@ def _vulkan_report(out: str) -> tuple[int, list[str]]:
     return errors, re.findall(r"(Vk\w+) 0x[0-9a-f]+\[[^\]]*\] has not been destroyed", out)
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _POCL_OBJECT = re.compile(
     r"\|\s*(?:GENERAL|REFCOUNTS|MEMORY)\s*\|\s+(Created|Retain|Release|Free)\s+"
     r"(Context|Command Queue|Kernel|Program|Memory Object|Buffer|Event|Sampler)\s+(\S+)\s+\((0x[0-9a-f]+)\)"
@@ -142,7 +143,8 @@ _POCL_OBJECT = re.compile(
 
 
 def pocl_alive(out: str) -> list[str]:
-    """Object types PoCL's log shows created or retained/released but never freed (one entry each).
+    """Object types PoCL's log ``out`` (colour codes removed) shows created or retained/released but
+    never freed (one entry each).
 
     Objects are told apart by address and kind. A ``Created`` line starts a new life at an address
     the allocator hands out again; a retain/release printed after the ``Free`` does not (PoCL's
@@ -150,7 +152,7 @@ def pocl_alive(out: str) -> list[str]:
     """
     alive: dict[tuple[str, str], str] = {}
     freed: set[tuple[str, str]] = set()
-    for line in re.sub(r"\x1b\[[0-9;]*m", "", out).splitlines():
+    for line in out.splitlines():
         m = _POCL_OBJECT.search(line)
         if m is None:
             continue
@@ -166,8 +168,8 @@ def pocl_alive(out: str) -> list[str]:
 
 
 def _opencl_report(out: str) -> tuple[int, list[str]]:
-    errors = len(re.findall(r"\|\s*ERROR\s*\|", re.sub(r"\x1b\[[0-9;]*m", "", out)))
-    return errors, pocl_alive(out)
+    plain = _ANSI.sub("", out)  # PoCL colours its log on a terminal
+    return len(re.findall(r"\|\s*ERROR\s*\|", plain)), pocl_alive(plain)
 
 
 def run(name: str, backend: str = "vulkan", timeout: float = 300) -> Report:
