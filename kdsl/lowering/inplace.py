@@ -28,7 +28,7 @@ from kdsl.ir.core import Block, BlockArgument, Operation, Value
 from kdsl.ir.dialects import arith, scf
 from kdsl.lowering.coalesce import WRITE_ONLY
 from kdsl.lowering.lowerer import Lowerer
-from kdsl.lowering.reps import Lazy, Mat
+from kdsl.lowering.reps import Lazy, Mat, Rep
 
 _READS = {"wi.load": 0, "wi.vload": 0}
 
@@ -38,7 +38,7 @@ def _sharers(lw: Lowerer, mat: Mat) -> list[Value]:
     return [v for v, rep in lw.reps.items() if _reads_array(rep, mat.priv)]
 
 
-def _reads_array(rep: object, array: Value) -> bool:
+def _reads_array(rep: Rep, array: Value) -> bool:
     if isinstance(rep, Mat):
         return rep.priv is array
     return isinstance(rep, Lazy) and any(m.priv is array for m, _ in rep.leaves.values())
@@ -63,7 +63,7 @@ def _inside(v: Value, region_op: Operation) -> bool:
     return op is not None and region_op.is_ancestor(op)
 
 
-def retarget_yield(lw: Lowerer, loop: Operation, body: Block, r: Mat, t: Mat, others: list[object]) -> bool:
+def retarget_yield(lw: Lowerer, loop: Operation, body: Block, r: Mat, t: Mat, others: list[Rep]) -> bool:
     """Give ``r`` (a tile of the tile-IR loop ``loop``'s body, yielded to carried slot ``t``)
     ``t``'s array, if that is safe (module doc); ``body`` is the work-item loop body emitted so
     far, ``others`` the other yielded representations (they must not read ``t``)."""

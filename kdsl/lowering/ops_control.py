@@ -51,7 +51,7 @@ def _yield_into(
     if loop is not None:
         for n, i in enumerate(idx):
             r = reps[n]
-            others: list[object] = [o for m, o in enumerate(reps) if m != n]
+            others = [o for m, o in enumerate(reps) if m != n]
             if isinstance(r, Mat) and retarget_yield(lw, loop[0], loop[1], r, mats[i], others):
                 reps[n] = mats[i]
     lw.assign([mats[i] for i in idx], reps)

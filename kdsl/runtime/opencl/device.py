@@ -184,7 +184,7 @@ class Device:
         )
         self._create_buffer = clapi.lib().clCreateBuffer
         self._launch_namespaces: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
-        self._kernels: weakref.WeakSet[Any] = weakref.WeakSet()  # OpenCLKernels: their pyopencl views
+        self._kernels: weakref.WeakSet[Any] = weakref.WeakSet()  # OpenCLKernels (drop_views() at close)
         self._owned: list[weakref.finalize[Any, Any]] = []  # kernel and program releases, in creation order
         self.closed = False
         self.pid = os.getpid()
@@ -235,8 +235,7 @@ class Device:
             ns.update(_k=None, _setm=None, _pack=None, _q=None, _kh=None, _try=False, _bind=_refuse_bind,
                       _wrap=self._closed, _pwrap=self._closed)  # fmt: skip
         for k in list(self._kernels):
-            k.__dict__.pop("kernel", None)
-            k._safe = None
+            k.drop_views()
         for fin in [*self._owned, self._release_queue]:  # kernels; programs, the queue, the context
             _run_now(fin)
         self._owned.clear()

@@ -157,6 +157,12 @@ class OpenCLKernel:
         """The ``pyopencl.Kernel`` view of our ``cl_kernel`` (once: ``program.name`` builds anew each time)."""
         return pyopencl().Kernel.from_int_ptr(self.kernel_handle, retain=True)
 
+    def drop_views(self) -> None:
+        """Let go of the pyopencl kernels (this one's view and the aliasing-safe variant) before
+        the device releases the objects under them (``Device.close``)."""
+        self.__dict__.pop("kernel", None)
+        self._safe = None
+
     @property
     def program(self) -> Any:
         """The ``pyopencl.Program`` view of the built program."""
