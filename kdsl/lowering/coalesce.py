@@ -109,10 +109,6 @@ def _live_range(alloc: Operation, span: dict[Operation, tuple[int, int]]) -> _Ra
     return _Range(alloc, lo, hi)
 
 
-# the memref operand of the work-item ops that only write it (every other use reads)
-WRITE_ONLY = {"wi.store": 1, "wi.vstore": 1, "wi.block_load": 0}
-
-
 def _fresh_each_iteration(alloc: Operation, loop: Operation) -> bool:
     """Does every iteration of ``loop`` write ``alloc`` before reading it?
 
@@ -126,7 +122,7 @@ def _fresh_each_iteration(alloc: Operation, loop: Operation) -> bool:
     for op in loop.regions[0].block.ops:
         inside = [(u, i) for u, i in uses if op.is_ancestor(u)]
         if inside:
-            return all(WRITE_ONLY.get(u.NAME) == i for u, i in inside)
+            return all(wi.write_only_operand(u) == i for u, i in inside)
     return False
 
 

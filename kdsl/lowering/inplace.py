@@ -25,8 +25,7 @@ decided while lowering, both checked against the work-item IR already emitted:
 from __future__ import annotations
 
 from kdsl.ir.core import Block, BlockArgument, Operation, Value
-from kdsl.ir.dialects import arith, scf
-from kdsl.lowering.coalesce import WRITE_ONLY
+from kdsl.ir.dialects import arith, scf, wi
 from kdsl.lowering.lowerer import Lowerer
 from kdsl.lowering.reps import Lazy, Mat, Rep
 
@@ -85,7 +84,7 @@ def retarget_yield(lw: Lowerer, loop: Operation, body: Block, r: Mat, t: Mat, ot
             for i, x in enumerate(inner.operands):
                 if x is not t.priv:
                     continue
-                if WRITE_ONLY.get(inner.NAME) == i or inner.NAME == "wi.mma":
+                if wi.write_only_operand(inner) == i or isinstance(inner, wi.MmaOp):
                     return False  # t written before the yield
                 if _READS.get(inner.NAME) != i or not _consumed_before_overwrite(inner, r, t):
                     return False
@@ -124,7 +123,7 @@ def _consumed_before_overwrite(load: Operation, r: Mat, t: Mat) -> bool:
     ops = list(block.ops)
     at = ops.index(load)
     for later in ops[at + 1 :]:
-        if WRITE_ONLY.get(later.NAME) == 1 and later.operands[1] is r.priv and later.operands[2] is load.operands[1]:
+        if wi.write_only_operand(later) == 1 and later.operands[1] is r.priv and later.operands[2] is load.operands[1]:
             return later.operands[0].type == load.result.type
     return False
 

@@ -187,12 +187,17 @@ def _lower_mma(lw: Lowerer, op: Operation, blocking: dict[str, int]) -> None:
     a = lw.materialise(lw.rep(op.a))
     b = lw.materialise(lw.rep(op.b))
     out = dot_in_place(lw, op.acc)
+    init: list[Value] = []
     if out is None:
         c_t = op.acc.type
         out = lw.new_mat(c_t.shape, c_t.scalar)
-        lw.copy_into(out, lw.rep(op.acc))
+        acc = lw.rep(op.acc)
+        if isinstance(acc, Mat) and acc.priv.type == out.priv.type and acc.shape == out.shape:
+            init = [acc.priv]  # the micro-kernel starts from acc's array: no copy into out
+        else:
+            lw.copy_into(out, acc)
     lw.close_nest()
-    lw.top.create(wi.MmaOp, [a.priv, b.priv, out.priv], [], dict(blocking))
+    lw.top.create(wi.MmaOp, [a.priv, b.priv, out.priv, *init], [], dict(blocking))
     lw.reps[op.result] = out
 
 

@@ -419,6 +419,16 @@ tile.func @f(%c: i1) {
 }
 
 // -----
+wi.func @f() attributes {num_threads = 1} {
+  %a = wi.alloc : memref<4xf32, private>
+  %c = wi.alloc : memref<8xf32, private>
+  %i = wi.alloc : memref<16xf32, private>
+  // expected-error@+1 {{'wi.mma' op init must have c's type}}
+  wi.mma %a, %c, %c, %i {block_m = 2, block_n = 4, k = 2, m = 2, n = 4, vector_width = 4} : memref<4xf32, private>, memref<8xf32, private>, memref<8xf32, private>, memref<16xf32, private>
+  wi.return
+}
+
+// -----
 tile.func @f(%x: f32) {
   %0 = arith.neg %x : f32
-// expected-error@+1 {{missing '}' to close the region opened at invalid.mlir:422:23}}
+// expected-error@+1 {{missing '}' to close the region opened at invalid.mlir:432:23}}

@@ -330,6 +330,9 @@ def wi_module() -> ModuleOp:
     mb = k.v("wi.alloc", [], T.MemRefType(8, F32), hint="mb")
     mc = k.v("wi.alloc", [], T.MemRefType(8, F32), hint="mc")
     k.op("wi.mma", [ma, mb, mc], [], {"m": 2, "n": 4, "k": 2, "block_m": 2, "block_n": 4, "vector_width": 4})
+    # md = mc + a @ b: the accumulators start from mc, md is only written
+    md = k.v("wi.alloc", [], T.MemRefType(8, F32), hint="md")
+    k.op("wi.mma", [ma, mb, md, mc], [], {"m": 2, "n": 4, "k": 2, "block_m": 2, "block_n": 4, "vector_width": 4})
     # 2x4 block rows 4 floats apart (3 valid rows, 2 valid columns), and back
     four, three, two = k.const(4, I32), k.const(3, I32), k.const(2, I32)
     k.op("wi.block_load", [mb, p, x, four, three, two], [], {"shape": (2, 4)})

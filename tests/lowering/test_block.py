@@ -141,7 +141,7 @@ def test_block_ops_opencl(n: int) -> None:
     from kdsl.runtime.opencl.device import get_device
 
     src = render_opencl(_block_module()).source
-    assert "vload8(0, " in src and "vload4(0, " not in src  # 40 = 5 x 8: full rows as float8
+    assert "KD_VLD(float, 8, " in src and "KD_VLD(float, 4, " not in src  # 40 = 5 x 8: full rows as float8
     dev = get_device()
     x = np.arange(100, dtype=np.float32)
     y = np.full(96, 5.0, np.float32)

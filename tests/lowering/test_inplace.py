@@ -124,6 +124,22 @@ def test_flash_like_has_no_carried_copies() -> None:
     assert len(carried) == 1
 
 
+def test_live_accumulator_starts_the_dot_without_a_copy() -> None:
+    """The score dot's accumulator (the carried offset) stays alive after the dot (the branch
+    and the store read it): the dot writes a new array but starts from the offset's array
+    (``wi.mma``'s ``init``), so nothing copies the offset before it."""
+    wmod = _flash_wi()
+    loop = next(op for op in wmod.walk() if op.NAME == "scf.for" and any(i.NAME == "wi.mma" for i in op.walk()))
+    score = next(op for op in loop.walk() if op.NAME == "wi.mma")
+    assert score.init is not None and score.init is not score.c
+    assert score.init in loop.regions[0].block.args or score.init.owner_op.NAME == "wi.alloc"
+    before = list(loop.regions[0].block.ops)
+    before = before[: before.index(score)]
+    copies = [op for op in before if op.NAME == "scf.for" and any(u.NAME in ("wi.store", "wi.vstore") and
+              u.operands[1] is score.c for u in op.walk())]  # fmt: skip
+    assert not copies, print_op(loop)
+
+
 def test_coalesce_golden() -> None:
     text = """\
 builtin.module {

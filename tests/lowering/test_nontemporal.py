@@ -50,7 +50,7 @@ def test_hint_reaches_wi_and_renderers(hint: int) -> None:
     stores = [op for op in vec.walk() if op.NAME in ("wi.gstore", "wi.gvstore")]
     assert stores and all(op.attributes.get("nontemporal") is True for op in stores)  # vector body and scalar tail
     src = render_opencl(vec).source
-    assert "__builtin_nontemporal_store(" in src and "vstore8(" in src  # vector fallback for unaligned rows
+    assert "__builtin_nontemporal_store(" in src and "KD_VST(float, 8, " in src  # vector fallback for unaligned rows
     assert "!nontemporal" in render_llvm(vec).ir
     scalar = render_opencl(_wi(hint, Layout(1))).source
     assert "__builtin_nontemporal_store(" in scalar
@@ -93,7 +93,7 @@ def test_block_store_opencl(n: int) -> None:
     from kdsl.runtime.opencl.device import get_device
 
     src = render_opencl(_nontemporal_blocks()).source
-    assert "__builtin_nontemporal_store(vload8(0, " in src
+    assert "__builtin_nontemporal_store(KD_VLD(float, 8, __private, " in src
     dev = get_device()
     x = np.arange(100, dtype=np.float32)
     y = np.full(96, 5.0, np.float32)

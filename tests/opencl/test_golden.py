@@ -60,3 +60,20 @@ def test_golden_source_builds(name: str) -> None:
     if not dev.caps.fp64:
         pytest.skip("golden files target a device with fp64")
     dev.build((GOLDEN / f"{name}.cl").read_text())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_vector_memory_macros_portable(name: str) -> None:
+    """Vector loads/stores are ``KD_VLD``/``KD_VST`` (``kdsl/codegen/opencl/vmem.py``): one
+    under-aligned full-width access on clang compilers, ``vloadN``/``vstoreN`` elsewhere. The
+    device builds the source with the non-clang branch selected too."""
+    from kdsl.runtime.opencl import get_device
+
+    source = (GOLDEN / f"{name}.cl").read_text()
+    body = source[source.index("__kernel") :]
+    assert "KD_VLD(" in body or "KD_VST(" in body
+    assert "vload16(" not in body and "vstore16(" not in body
+    dev = get_device()
+    if not dev.caps.fp64:
+        pytest.skip("golden files target a device with fp64")
+    dev.build(source.replace("#ifdef __clang__", "#if 0"))

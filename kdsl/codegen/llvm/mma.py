@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 
 def render_mma(fr: FuncRenderer, op: Operation) -> None:
-    """``c += a @ b`` on private arrays (see ``wi.MmaOp``): the micro-kernel of :mod:`kdsl.codegen.llvm.dot`.
+    """``c += a @ b`` (or ``c = init + a @ b``) on private arrays (see ``wi.MmaOp``): the micro-kernel
+    of :mod:`kdsl.codegen.llvm.dot`.
 
     Blocks of ``block_m`` rows x ``block_n`` columns of ``c`` stay in vector
     registers across the whole k loop; each k step loads ``block_n / VW``
@@ -108,7 +109,8 @@ class _Mma:
         rows = [b.add(i0, ir.Constant(I32, r)) for r in range(self.bm)]
         cols = [b.add(j0, ir.Constant(I32, v * vw)) for v in range(nv)]
         ptrs = [self.ptr(self.op.c, self.c_t, row, self.n, col) for row in rows for col in cols]
-        accs = [b.load(p, typ=self.vt, align=self.acc_e.itemsize) for p in ptrs]
+        starts = [self.ptr(self.op.source, self.c_t, row, self.n, col) for row in rows for col in cols]
+        accs = [b.load(p, typ=self.vt, align=self.acc_e.itemsize) for p in starts]
 
         def step(kk: ir.Value, carried: list[ir.Value]) -> list[ir.Value]:
             bv = [self.load_b(kk, j0, v) for v in range(nv)]
@@ -144,6 +146,15 @@ def _mma_scalar(fr: FuncRenderer, op: Operation, acc_e: ScalarType) -> None:
         assert isinstance(e, ScalarType)
         x = fr.from_mem(e, fr.b.load(ptr(mem, t, row, width, col), typ=storage(e), align=e.itemsize))
         return x if e == acc_e else sc._to_float(fr, e, acc_e, x)
+
+    if op.init is not None:  # start from init: copy it into c first (this path is rare)
+
+        def copy(idx: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+            src = fr.b.load(ptr(op.init, c_t, idx, 1, ir.Constant(I32, 0)), typ=storage(acc_e), align=acc_e.itemsize)
+            fr.b.store(src, ptr(op.c, c_t, idx, 1, ir.Constant(I32, 0)))
+            return []
+
+        loop(fr, ir.Constant(I32, 0), ir.Constant(I32, m * n), 1, [], copy)
 
     def rows(i: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
         def ks(kk: ir.Value, _: list[ir.Value]) -> list[ir.Value]:

@@ -1,6 +1,6 @@
 """OpenCL C for ``wi.block_load`` / ``wi.block_store``: block copies, whole rows as vectors.
 
-A valid full row moves as ``C / N`` pairs of ``vloadN``/``vstoreN`` (``N`` the
+A valid full row moves as ``C / N`` vector load/store pairs (:mod:`.vmem`; ``N`` the
 widest power of two <= 16 dividing the row length); a partial row (the edge
 of a masked tile) moves element by element, masked lanes getting ``other``
 (loads) or left untouched (stores). PoCL does not vectorise loops inside a
@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from kdsl.codegen.opencl import ctypes as ct
-from kdsl.codegen.opencl import streaming
+from kdsl.codegen.opencl import streaming, vmem
 from kdsl.codegen.packing import b_panel
 from kdsl.ir.core import Operation
 from kdsl.ir.types import MemRefType, PointerType, ScalarType, VectorType
@@ -37,32 +38,48 @@ def _clamp(x: str, hi: int) -> str:
     return f"(({x}) <= 0 ? 0 : ({x}) >= {hi} ? {hi} : (int)({x}))"
 
 
+@dataclass(frozen=True)
+class _Side:
+    """One end of a row copy: its C pointer and the IR memory space it points into."""
+
+    ptr: str
+    space: str
+
+
 def _copy_rows(
     vw: int,
     cols: int,
-    src: str,
-    dst: str,
-    emit: Emit,
+    elem: ScalarType,
+    src: _Side,
+    dst: _Side,
+    out: tuple[Emit, vmem.Helper],
     indent: str,
-    nt: ScalarType | None,
+    nt: bool,
     dst_off: Callable[[int], int],
 ) -> None:
-    """``cols`` contiguous elements from ``src`` to ``dst`` in ``vloadN``/``vstoreN`` pairs
-    (streaming stores of element type ``nt`` when given, :mod:`.streaming`); column ``c``
+    """``cols`` contiguous ``elem`` from ``src`` to ``dst`` in ``vw``-wide vector load/store
+    pairs (:mod:`.vmem`; streaming stores when ``nt``, :mod:`.streaming`); column ``c``
     goes to ``dst + dst_off(c)`` (``vw`` consecutive columns stay consecutive)."""
+    emit, helper = out
+    ce = ct.storage(elem)
     for c in range(0, cols, vw):
         d = dst_off(c)
         if vw == 1:
-            emit(indent + (streaming.scalar(f"{src}[{c}]", f"{dst} + {d}") if nt else f"{dst}[{d}] = {src}[{c}];"))
-        elif nt is not None:
-            vt = ct.reg(VectorType(vw, nt))
-            emit(indent + streaming.vector(vt, vw, nt.itemsize, f"vload{vw}(0, {src} + {c})", f"{dst} + {c}"))
+            emit(indent + (streaming.scalar(f"{src.ptr}[{c}]", f"{dst.ptr} + {d}") if nt
+                           else f"{dst.ptr}[{d}] = {src.ptr}[{c}];"))
+            continue
+        value = vmem.load(helper, ce, vw, src.space, f"{src.ptr} + {c}")
+        plain = vmem.store(helper, ce, vw, dst.space, f"{dst.ptr} + {d}", value)
+        if nt:
+            vt = ct.reg(VectorType(vw, elem))
+            emit(indent + streaming.vector(vt, vw, elem.itemsize, value, f"{dst.ptr} + {d}", plain))
         else:
-            emit(f"{indent}vstore{vw}(vload{vw}(0, {src} + {c}), 0, {dst} + {d});")
+            emit(indent + plain)
 
 
-def render_block(op: Operation, names: list[str], uid: int, emit: Emit) -> None:
-    """Emit one ``wi.block_load`` or ``wi.block_store`` (``names``: C names of its operands)."""
+def render_block(op: Operation, names: list[str], uid: int, emit: Emit, helper: vmem.Helper) -> None:
+    """Emit one ``wi.block_load`` or ``wi.block_store`` (``names``: C names of its operands;
+    ``helper`` registers prelude text)."""
     load = op.NAME == "wi.block_load"
     shape = tuple(int(d) for d in op.attributes["shape"])
     rows, cols = (1, shape[0]) if len(shape) == 1 else shape
@@ -83,17 +100,18 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit) -> None:
     def off(col: int) -> int:
         return (col // pw) * rows * pw + col % pw if pw else col
 
-    nt = pt.pointee if not load and op.attributes.get("nontemporal", False) else None
-    assert nt is None or isinstance(nt, ScalarType)
+    nt = not load and bool(op.attributes.get("nontemporal", False))
+    elem = mt.element
+    assert isinstance(elem, ScalarType)
     emit("{")
     emit(f"  const int {er} = {_clamp(ext_r, rows)};")
     emit(f"  const int {ec} = {_clamp(ext_c, cols)};")
     emit(f"  for (int {r} = 0; {r} < {er}; {r} += 1) {{")
     emit(f"    {ct.reg(pt)} const {g} = {base} + (long){r} * {stride};")
     emit(f"    {ct.reg(mt.element)}* const {q} = {mem} + {r} * {row_len};")
-    src, dst = (g, q) if load else (q, g)
+    src, dst = (_Side(g, "global"), _Side(q, mt.space)) if load else (_Side(q, mt.space), _Side(g, "global"))
     emit(f"    if ({ec} == {cols}) {{")
-    _copy_rows(vw, cols, src, dst, emit, "      ", nt, off if load else lambda col: col)
+    _copy_rows(vw, cols, elem, src, dst, (emit, helper), "      ", nt, off if load else lambda col: col)
     emit("    } else {")
     if load:
         at = f"({c} / {pw}) * {rows * pw} + {c} % {pw}" if pw else c

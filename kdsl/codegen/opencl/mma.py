@@ -3,7 +3,7 @@
 For each ``block_m x block_n`` block of ``c`` the accumulators live in
 ``block_m * block_n / vector_width`` vector registers (``floatN``) across the
 whole ``k`` loop; each ``k`` step loads ``block_n / vector_width`` vectors of
-one row of ``b`` (contiguous: ``vloadN``), broadcasts ``block_m`` scalars of
+one row of ``b`` (contiguous: one vector load, :mod:`.vmem`), broadcasts ``block_m`` scalars of
 ``a`` and issues one vector ``fma`` per accumulator. Blocks are visited column
 panel by column panel (``j`` outer, ``i`` inner), so the ``k x block_n`` panel
 of ``b`` (32 KiB at ``k = 256``) stays in L1 while every row block uses it; when
@@ -18,14 +18,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kdsl.codegen.opencl import ctypes as ct
+from kdsl.codegen.opencl import vmem
 from kdsl.codegen.packing import b_panel
 from kdsl.ir.core import Operation
 from kdsl.ir.types import MemRefType, ScalarType
 
 
-def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], None]) -> None:
-    """Emit the statements of one ``wi.mma`` (``names``: C names of a, b, c) through ``emit``."""
-    a, b, c = names
+def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], None], helper: vmem.Helper) -> None:
+    """Emit the statements of one ``wi.mma`` (``names``: C names of a, b, c[, init]) through ``emit``
+    (``helper`` registers prelude text)."""
+    a, b, c = names[:3]
+    src = names[3] if len(names) > 3 else c  # wi.mma's init: where the accumulators start
     at = op.a.type
     bt = op.b.type
     cty = op.c.type
@@ -41,11 +44,11 @@ def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], 
     p = f"mm{uid}_"
     i, j, kk = p + "i", p + "j", p + "k"
 
-    def vload(mem: str, off: str, elem_reg: str) -> str:
+    def vload(mem: str, off: str, elem_reg: str, space: str) -> str:
         if vw == 1:
             x = f"{mem}[{off}]"
             return x if elem_reg == acc else f"(({acc}){x})"
-        x = f"vload{vw}(0, {mem} + {off})"
+        x = vmem.load(helper, elem_reg, vw, space, f"{mem} + {off}")
         return x if elem_reg == acc else f"convert_{vt}({x})"
 
     a_reg, b_reg = ct.reg(at.element), ct.reg(bt.element)
@@ -56,11 +59,11 @@ def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], 
     emit(f"  for (int {i} = 0; {i} < {m}; {i} += {bm}) {{")
     for r in range(bm):
         for q in range(nv):
-            emit(f"    {vt} {p}c{r}_{q} = {vload(c, f'({i} + {r}) * {n} + {j} + {q * vw}', acc)};")
+            emit(f"    {vt} {p}c{r}_{q} = {vload(src, f'({i} + {r}) * {n} + {j} + {q * vw}', acc, cty.space)};")
     emit(f"    for (int {kk} = 0; {kk} < {k}; {kk} += 1) {{")
     for q in range(nv):
         b_off = f"{j} * {k} + {kk} * {bn} + {q * vw}" if panel else f"{kk} * {n} + {j} + {q * vw}"
-        emit(f"      const {vt} {p}b{q} = {vload(b, b_off, b_reg)};")
+        emit(f"      const {vt} {p}b{q} = {vload(b, b_off, b_reg, bt.space)};")
     for r in range(bm):
         x = f"{a}[({i} + {r}) * {k} + {kk}]"
         x = x if a_reg == acc else f"(({acc}){x})"
@@ -74,6 +77,6 @@ def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], 
             if vw == 1:
                 emit(f"    {c}[{off}] = {p}c{r}_{q};")
             else:
-                emit(f"    vstore{vw}({p}c{r}_{q}, 0, {c} + {off});")
+                emit("    " + vmem.store(helper, acc, vw, cty.space, f"{c} + {off}", f"{p}c{r}_{q}"))
     emit("  }")
     emit("}")

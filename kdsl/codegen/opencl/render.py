@@ -227,11 +227,12 @@ class Renderer:
 
     def op_wi_mma(self, op: Operation, depth: int) -> None:
         self.counter += 1
-        render_mma(op, [self.name(v) for v in op.operands], self.counter, lambda line: self.emit(depth, line))
+        render_mma(op, [self.name(v) for v in op.operands], self.counter, lambda line: self.emit(depth, line), self.helper)
 
     def op_wi_block_load(self, op: Operation, depth: int) -> None:
         self.counter += 1
-        render_block(op, [self.name(v) for v in op.operands], self.counter, lambda line: self.emit(depth, line))
+        render_block(op, [self.name(v) for v in op.operands], self.counter, lambda line: self.emit(depth, line),
+                     self.helper)
 
     op_wi_block_store = op_wi_block_load
 

@@ -6,7 +6,7 @@ store on PoCL, which skips the read-for-ownership of the output cache line
 (copy 8 -> 13 GB/s, docs/OPTIMIZER.md). A vector ``movntps`` needs an address
 aligned to the whole vector and clang assumes ``floatN*`` is so aligned (an
 unaligned one faults on PoCL), so vector stores check the address at run time
-and fall back to ``vstoreN`` -- rows of contiguous tensors are aligned, so the
+and fall back to the plain store -- rows of contiguous tensors are aligned, so the
 branch is predictable. The hint never changes results.
 """
 
@@ -18,13 +18,13 @@ def scalar(value: str, ptr: str) -> str:
     return f"__builtin_nontemporal_store({value}, {ptr});"
 
 
-def vector(ctype: str, lanes: int, itemsize: int, value: str, ptr: str) -> str:
-    """``vstore{lanes}(value, 0, ptr)`` as a streaming store where ``ptr`` is vector-aligned.
+def vector(ctype: str, lanes: int, itemsize: int, value: str, ptr: str, plain: str) -> str:
+    """The store ``plain`` (of ``value`` at ``ptr``, element-aligned) as a streaming store
+    where ``ptr`` is vector-aligned.
 
     ``ctype`` is the C vector type (``float4``) and ``ptr`` a pointer to its
-    elements; non-power-of-two widths keep the plain ``vstoreN``.
+    elements; non-power-of-two widths keep the plain store.
     """
-    plain = f"vstore{lanes}({value}, 0, {ptr});"
     if lanes & (lanes - 1):
         return plain
     mask = lanes * itemsize - 1

@@ -4,7 +4,7 @@ Spellings: ``vector<16xf32>`` is ``float16``; lane masks ``vector<Nxi1>``
 are ``intN`` holding -1 (true) or 0, the type OpenCL's relational operators
 return for 32-bit lanes (64-bit compares are converted to it, and the mask is
 widened back for a 64-bit ``select``). Memory: ``vloadN``/``vstoreN`` (only
-element alignment needed). Signed 32/64-bit ``+ - *`` go through the
+element alignment needed; spelled by :mod:`.vmem`). Signed 32/64-bit ``+ - *`` go through the
 unsigned type (``as_uintN``) so overflow wraps, as in the scalar path;
 float -> int casts saturate (``convert_intN_sat_rtz``); max/min with
 ``propagate_nan`` select ``a + b`` where a lane is NaN. ``wi.vreduce`` is a
@@ -16,11 +16,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kdsl.codegen.opencl import ctypes as ct
-from kdsl.codegen.opencl import streaming
+from kdsl.codegen.opencl import streaming, vmem
 from kdsl.codegen.opencl.exprs import _MATH1
 from kdsl.errors import CompilationError
 from kdsl.ir.core import Operation
-from kdsl.ir.types import ScalarType, Type, VectorType
+from kdsl.ir.types import MemRefType, ScalarType, Type, VectorType
 
 if TYPE_CHECKING:
     from kdsl.codegen.opencl.render import Renderer
@@ -48,13 +48,15 @@ def render(r: Renderer, op: Operation, depth: int) -> None:
     n = op.NAME
     if n == "wi.gvstore":
         vt = op.value.type
+        plain = vmem.store(r.helper, ct.reg(_elem(vt)), _lanes(vt), "global", a[0], a[1])
         if op.attributes.get("nontemporal", False) and _elem(vt).name != "i1":
-            r.emit(depth, streaming.vector(ct.reg(vt), _lanes(vt), _elem(vt).itemsize, a[1], a[0]))
+            r.emit(depth, streaming.vector(ct.reg(vt), _lanes(vt), _elem(vt).itemsize, a[1], a[0], plain))
         else:
-            r.emit(depth, f"vstore{_lanes(vt)}({a[1]}, 0, {a[0]});")
+            r.emit(depth, plain)
         return
     if n == "wi.vstore":
-        r.emit(depth, f"vstore{_lanes(op.value.type)}({a[0]}, 0, {a[1]} + {a[2]});")
+        vt, space = op.value.type, _space(op.mem.type)
+        r.emit(depth, vmem.store(r.helper, ct.reg(_elem(vt)), _lanes(vt), space, f"{a[1]} + {a[2]}", a[0]))
         return
     if n == "wi.vreduce":
         _vreduce(r, op, a[0], depth)
@@ -68,6 +70,11 @@ def _lanes(t: Type) -> int:
     return t.lanes
 
 
+def _space(t: Type) -> str:
+    assert isinstance(t, MemRefType), t
+    return t.space
+
+
 def _elem(t: Type) -> ScalarType:
     e = t.scalar
     assert isinstance(e, ScalarType)
@@ -78,9 +85,9 @@ def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
     n = op.NAME
     t = op.result.type
     if n == "wi.gvload":
-        return f"vload{_lanes(t)}(0, {a[0]})"
+        return vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), "global", a[0])
     if n == "wi.vload":
-        return f"vload{_lanes(t)}(0, {a[0]} + {a[1]})"
+        return vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), _space(op.mem.type), f"{a[0]} + {a[1]}")
     if n == "wi.broadcast":
         if _elem(t).name == "i1":
             return f"(({ct.reg(t)})(-(int)({a[0]})))"

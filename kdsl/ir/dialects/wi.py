@@ -19,7 +19,7 @@ Semantics that the renderers must keep:
 
 from __future__ import annotations
 
-from kdsl.ir.core import Block, Dialect, IsolatedFromAbove, Operation, Pure, Symbol, Terminator
+from kdsl.ir.core import Block, Dialect, IsolatedFromAbove, Operation, Pure, Symbol, Terminator, Value
 from kdsl.ir.dialects.common import require_bool, require_int
 from kdsl.ir.dialects.tile import ATOMIC_KINDS, MEM_SCOPES, MEM_SEMANTICS
 from kdsl.ir.dialects.wi_vector import VECTOR_OPS
@@ -270,13 +270,20 @@ class AssertOp(Operation):
 
 
 class MmaOp(Operation):
-    """``wi.mma %a, %b, %c {m, n, k, block_m, block_n, vector_width}``: ``c += a @ b``.
+    """``wi.mma %a, %b, %c [, %init] {m, n, k, block_m, block_n, vector_width}``: ``c += a @ b``,
+    or ``c = init + a @ b``.
 
     A register-blocked matrix multiply-accumulate of one work-item on private
     arrays, all row-major: ``a`` is ``m x k``, ``b`` is ``k x n``, ``c`` is
-    ``m x n`` (updated in place, accumulator type). Element ``c[i, j]``
-    becomes ``c[i, j] + sum_k widen(a[i, k]) * widen(b[k, j])`` with products
-    fused (``fma``) and summed in increasing ``k``. Why an op and not scalar
+    ``m x n`` (accumulator type). Element ``c[i, j]`` becomes
+    ``s[i, j] + sum_k widen(a[i, k]) * widen(b[k, j])`` with products fused
+    (``fma``) and summed in increasing ``k``, where ``s`` is ``init`` when given
+    (an ``m x n`` array of ``c``'s type, only read; ``c`` is then only written)
+    and ``c`` itself otherwise (updated in place). ``init`` exists because a
+    dot whose accumulator tile stays alive after it (attention's score dot
+    starts from the carried row offsets) would otherwise first copy that tile
+    into ``c``: the micro-kernel loads its registers from ``init`` instead.
+    Row blocks are read before they are written, so ``init`` may even be ``c``. Why an op and not scalar
     loops: the blocking (``block_m`` rows x ``block_n`` columns of ``c`` held
     in ``vector_width``-wide registers across the whole ``k`` loop, i-k-j
     order so the inner step is a vector FMA over contiguous columns of ``b``)
@@ -287,11 +294,20 @@ class MmaOp(Operation):
     """
 
     NAME = "wi.mma"
-    OPERANDS = ("a", "b", "c")
+    OPERANDS = ("a", "b", "c", "init?")
     RESULTS = ()
     ATTRS = {"m": int, "n": int, "k": int, "block_m": int, "block_n": int, "vector_width": int}
 
+    @property
+    def source(self) -> Value:
+        """The array the accumulators start from: ``init`` when given, else ``c``."""
+        init: Value | None = self.init
+        c: Value = self.c
+        return c if init is None else init
+
     def verify_(self) -> None:
+        if self.init is not None and self.init.type != self.c.type:
+            raise self.error("init must have c's type")
         ts = [self.a.type, self.b.type, self.c.type]
         if not all(isinstance(t, MemRefType) and t.space == "private" for t in ts):
             raise self.error("operands must be private memrefs")
@@ -374,6 +390,20 @@ def _check_block(op: Operation, mem: object, elem: object) -> None:
     for v in dims:
         require_int(op, v.type)
 
+
+
+# the memref operand of the ops that only write it (by op name; wi.mma: see write_only_operand)
+_WRITE_ONLY = {"wi.store": 1, "wi.vstore": 1, "wi.block_load": 0}
+
+
+def write_only_operand(op: Operation) -> int | None:
+    """Index of the memref operand ``op`` writes without reading it, if any; every other memref
+    operand of a work-item op is read (and maybe written). Liveness (the lowering's storage
+    sharing) and its in-place rewrites ask this: an array whose next use only writes it is dead
+    until then. ``wi.mma`` only writes ``c`` when it starts from a separate ``init``."""
+    if isinstance(op, MmaOp):
+        return 2 if op.init is not None else None
+    return _WRITE_ONLY.get(op.NAME)
 
 WI = Dialect(
     "wi",

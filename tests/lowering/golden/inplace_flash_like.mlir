@@ -32,144 +32,136 @@ builtin.module {
       %22 = arith.mul %21, %1 : i32
       %23 = wi.addptr %y_ptr, %22 : (ptr<f32>, i32) -> ptr<f32>
       wi.block_load %8, %23, %2, %1, %1, %1 {shape = (16, 16)} : memref<256xf32, private>, ptr<f32>, f32, i32, i32, i32
-      %24 = arith.constant {value = 256} : i32
-      %25 = arith.constant {value = 16} : i32
-      scf.for %0, %24, %25 : i32, i32, i32 {
-      ^bb0(%26: i32):
-        %27 = wi.vload %6, %26 : (memref<256xf32, private>, i32) -> vector<16xf32>
-        wi.vstore %27, %9, %26 : vector<16xf32>, memref<256xf32, private>, i32
-        scf.yield
-      }
-      wi.mma %3, %8, %9 {block_m = 8, block_n = 16, k = 16, m = 16, n = 16, vector_width = 16} : memref<256xf32, private>, memref<256xf32, private>, memref<256xf32, private>
-      %28 = wi.broadcast %10 : (f32) -> vector<16xf32>
-      %29 = arith.constant {value = 256} : i32
-      %30 = arith.constant {value = 16} : i32
-      scf.for %0, %29, %30 : i32, i32, i32 {
-      ^bb0(%31: i32):
-        %32 = wi.vload %9, %31 : (memref<256xf32, private>, i32) -> vector<16xf32>
-        %33 = arith.mul %32, %28 : vector<16xf32>
-        %34 = math.exp2 %33 : vector<16xf32>
-        wi.vstore %34, %11, %31 : vector<16xf32>, memref<256xf32, private>, i32
+      wi.mma %3, %8, %9, %6 {block_m = 8, block_n = 16, k = 16, m = 16, n = 16, vector_width = 16} : memref<256xf32, private>, memref<256xf32, private>, memref<256xf32, private>, memref<256xf32, private>
+      %24 = wi.broadcast %10 : (f32) -> vector<16xf32>
+      %25 = arith.constant {value = 256} : i32
+      %26 = arith.constant {value = 16} : i32
+      scf.for %0, %25, %26 : i32, i32, i32 {
+      ^bb0(%27: i32):
+        %28 = wi.vload %9, %27 : (memref<256xf32, private>, i32) -> vector<16xf32>
+        %29 = arith.mul %28, %24 : vector<16xf32>
+        %30 = math.exp2 %29 : vector<16xf32>
+        wi.vstore %30, %11, %27 : vector<16xf32>, memref<256xf32, private>, i32
         scf.yield
       }
       scf.for %0, %1, %4 : i32, i32, i32 {
-      ^bb0(%35: i32):
-        %36 = arith.constant {value = -0.0} : f32
-        %37 = arith.constant {value = 0} : i32
-        %38 = arith.constant {value = 16} : i32
-        %39 = arith.constant {value = -0.0} : f32
-        %40 = wi.broadcast %39 : (f32) -> vector<16xf32>
-        %41 = arith.constant {value = 64} : i32
-        %42 = arith.sub %38, %37 : i32
-        %43 = arith.div %42, %41 : i32
-        %44 = arith.mul %43, %41 : i32
-        %45 = arith.add %37, %44 : i32
-        %46, %47, %48, %49 = scf.for %37, %45, %41, %40, %40, %40, %40 : (i32, i32, i32, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
-        ^bb0(%50: i32, %51: vector<16xf32>, %52: vector<16xf32>, %53: vector<16xf32>, %54: vector<16xf32>):
-          %55 = arith.mul %35, %1 : i32
-          %56 = arith.add %55, %50 : i32
-          %57 = wi.vload %11, %56 : (memref<256xf32, private>, i32) -> vector<16xf32>
-          %58 = arith.add %51, %57 : vector<16xf32>
-          %59 = arith.constant {value = 16} : i32
-          %60 = arith.add %50, %59 : i32
-          %61 = arith.mul %35, %1 : i32
-          %62 = arith.add %61, %60 : i32
-          %63 = wi.vload %11, %62 : (memref<256xf32, private>, i32) -> vector<16xf32>
-          %64 = arith.add %52, %63 : vector<16xf32>
-          %65 = arith.constant {value = 32} : i32
-          %66 = arith.add %50, %65 : i32
-          %67 = arith.mul %35, %1 : i32
-          %68 = arith.add %67, %66 : i32
-          %69 = wi.vload %11, %68 : (memref<256xf32, private>, i32) -> vector<16xf32>
-          %70 = arith.add %53, %69 : vector<16xf32>
-          %71 = arith.constant {value = 48} : i32
-          %72 = arith.add %50, %71 : i32
-          %73 = arith.mul %35, %1 : i32
-          %74 = arith.add %73, %72 : i32
-          %75 = wi.vload %11, %74 : (memref<256xf32, private>, i32) -> vector<16xf32>
-          %76 = arith.add %54, %75 : vector<16xf32>
-          scf.yield %58, %64, %70, %76 : vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>
+      ^bb0(%31: i32):
+        %32 = arith.constant {value = -0.0} : f32
+        %33 = arith.constant {value = 0} : i32
+        %34 = arith.constant {value = 16} : i32
+        %35 = arith.constant {value = -0.0} : f32
+        %36 = wi.broadcast %35 : (f32) -> vector<16xf32>
+        %37 = arith.constant {value = 64} : i32
+        %38 = arith.sub %34, %33 : i32
+        %39 = arith.div %38, %37 : i32
+        %40 = arith.mul %39, %37 : i32
+        %41 = arith.add %33, %40 : i32
+        %42, %43, %44, %45 = scf.for %33, %41, %37, %36, %36, %36, %36 : (i32, i32, i32, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+        ^bb0(%46: i32, %47: vector<16xf32>, %48: vector<16xf32>, %49: vector<16xf32>, %50: vector<16xf32>):
+          %51 = arith.mul %31, %1 : i32
+          %52 = arith.add %51, %46 : i32
+          %53 = wi.vload %11, %52 : (memref<256xf32, private>, i32) -> vector<16xf32>
+          %54 = arith.add %47, %53 : vector<16xf32>
+          %55 = arith.constant {value = 16} : i32
+          %56 = arith.add %46, %55 : i32
+          %57 = arith.mul %31, %1 : i32
+          %58 = arith.add %57, %56 : i32
+          %59 = wi.vload %11, %58 : (memref<256xf32, private>, i32) -> vector<16xf32>
+          %60 = arith.add %48, %59 : vector<16xf32>
+          %61 = arith.constant {value = 32} : i32
+          %62 = arith.add %46, %61 : i32
+          %63 = arith.mul %31, %1 : i32
+          %64 = arith.add %63, %62 : i32
+          %65 = wi.vload %11, %64 : (memref<256xf32, private>, i32) -> vector<16xf32>
+          %66 = arith.add %49, %65 : vector<16xf32>
+          %67 = arith.constant {value = 48} : i32
+          %68 = arith.add %46, %67 : i32
+          %69 = arith.mul %31, %1 : i32
+          %70 = arith.add %69, %68 : i32
+          %71 = wi.vload %11, %70 : (memref<256xf32, private>, i32) -> vector<16xf32>
+          %72 = arith.add %50, %71 : vector<16xf32>
+          scf.yield %54, %60, %66, %72 : vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>
         }
-        %77 = arith.add %46, %47 : vector<16xf32>
-        %78 = arith.add %48, %49 : vector<16xf32>
-        %79 = arith.add %77, %78 : vector<16xf32>
-        %80 = scf.for %45, %38, %38, %79 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
-        ^bb0(%81: i32, %82: vector<16xf32>):
-          %83 = arith.mul %35, %1 : i32
-          %84 = arith.add %83, %81 : i32
-          %85 = wi.vload %11, %84 : (memref<256xf32, private>, i32) -> vector<16xf32>
-          %86 = arith.add %82, %85 : vector<16xf32>
-          scf.yield %86 : vector<16xf32>
+        %73 = arith.add %42, %43 : vector<16xf32>
+        %74 = arith.add %44, %45 : vector<16xf32>
+        %75 = arith.add %73, %74 : vector<16xf32>
+        %76 = scf.for %41, %34, %34, %75 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
+        ^bb0(%77: i32, %78: vector<16xf32>):
+          %79 = arith.mul %31, %1 : i32
+          %80 = arith.add %79, %77 : i32
+          %81 = wi.vload %11, %80 : (memref<256xf32, private>, i32) -> vector<16xf32>
+          %82 = arith.add %78, %81 : vector<16xf32>
+          scf.yield %82 : vector<16xf32>
         }
-        %87 = wi.vreduce %80 {kind = "add"} : (vector<16xf32>) -> f32
-        %88 = arith.add %36, %87 : f32
-        wi.store %88, %12, %35 : f32, memref<16xf32, private>, i32
+        %83 = wi.vreduce %76 {kind = "add"} : (vector<16xf32>) -> f32
+        %84 = arith.add %32, %83 : f32
+        wi.store %84, %12, %31 : f32, memref<16xf32, private>, i32
         scf.yield
       }
-      %89 = arith.constant {value = nan} : f32
-      %90 = arith.constant {value = 0} : i32
-      %91 = arith.constant {value = 16} : i32
-      %92 = wi.broadcast %89 : (f32) -> vector<16xf32>
-      %93 = arith.constant {value = 64} : i32
-      %94 = arith.sub %91, %90 : i32
-      %95 = arith.div %94, %93 : i32
-      %96 = arith.mul %95, %93 : i32
-      %97 = arith.add %90, %96 : i32
-      %98, %99, %100, %101 = scf.for %90, %97, %93, %92, %92, %92, %92 : (i32, i32, i32, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
-      ^bb0(%102: i32, %103: vector<16xf32>, %104: vector<16xf32>, %105: vector<16xf32>, %106: vector<16xf32>):
-        %107 = wi.vload %12, %102 : (memref<16xf32, private>, i32) -> vector<16xf32>
-        %108 = arith.max %103, %107 {propagate_nan = false} : vector<16xf32>
-        %109 = arith.constant {value = 16} : i32
-        %110 = arith.add %102, %109 : i32
+      %85 = arith.constant {value = nan} : f32
+      %86 = arith.constant {value = 0} : i32
+      %87 = arith.constant {value = 16} : i32
+      %88 = wi.broadcast %85 : (f32) -> vector<16xf32>
+      %89 = arith.constant {value = 64} : i32
+      %90 = arith.sub %87, %86 : i32
+      %91 = arith.div %90, %89 : i32
+      %92 = arith.mul %91, %89 : i32
+      %93 = arith.add %86, %92 : i32
+      %94, %95, %96, %97 = scf.for %86, %93, %89, %88, %88, %88, %88 : (i32, i32, i32, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+      ^bb0(%98: i32, %99: vector<16xf32>, %100: vector<16xf32>, %101: vector<16xf32>, %102: vector<16xf32>):
+        %103 = wi.vload %12, %98 : (memref<16xf32, private>, i32) -> vector<16xf32>
+        %104 = arith.max %99, %103 {propagate_nan = false} : vector<16xf32>
+        %105 = arith.constant {value = 16} : i32
+        %106 = arith.add %98, %105 : i32
+        %107 = wi.vload %12, %106 : (memref<16xf32, private>, i32) -> vector<16xf32>
+        %108 = arith.max %100, %107 {propagate_nan = false} : vector<16xf32>
+        %109 = arith.constant {value = 32} : i32
+        %110 = arith.add %98, %109 : i32
         %111 = wi.vload %12, %110 : (memref<16xf32, private>, i32) -> vector<16xf32>
-        %112 = arith.max %104, %111 {propagate_nan = false} : vector<16xf32>
-        %113 = arith.constant {value = 32} : i32
-        %114 = arith.add %102, %113 : i32
+        %112 = arith.max %101, %111 {propagate_nan = false} : vector<16xf32>
+        %113 = arith.constant {value = 48} : i32
+        %114 = arith.add %98, %113 : i32
         %115 = wi.vload %12, %114 : (memref<16xf32, private>, i32) -> vector<16xf32>
-        %116 = arith.max %105, %115 {propagate_nan = false} : vector<16xf32>
-        %117 = arith.constant {value = 48} : i32
-        %118 = arith.add %102, %117 : i32
-        %119 = wi.vload %12, %118 : (memref<16xf32, private>, i32) -> vector<16xf32>
-        %120 = arith.max %106, %119 {propagate_nan = false} : vector<16xf32>
-        scf.yield %108, %112, %116, %120 : vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>
+        %116 = arith.max %102, %115 {propagate_nan = false} : vector<16xf32>
+        scf.yield %104, %108, %112, %116 : vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>
       }
-      %121 = arith.max %98, %99 {propagate_nan = false} : vector<16xf32>
-      %122 = arith.max %100, %101 {propagate_nan = false} : vector<16xf32>
-      %123 = arith.max %121, %122 {propagate_nan = false} : vector<16xf32>
-      %124 = scf.for %97, %91, %91, %123 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
-      ^bb0(%125: i32, %126: vector<16xf32>):
-        %127 = wi.vload %12, %125 : (memref<16xf32, private>, i32) -> vector<16xf32>
-        %128 = arith.max %126, %127 {propagate_nan = false} : vector<16xf32>
-        scf.yield %128 : vector<16xf32>
+      %117 = arith.max %94, %95 {propagate_nan = false} : vector<16xf32>
+      %118 = arith.max %96, %97 {propagate_nan = false} : vector<16xf32>
+      %119 = arith.max %117, %118 {propagate_nan = false} : vector<16xf32>
+      %120 = scf.for %93, %87, %87, %119 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
+      ^bb0(%121: i32, %122: vector<16xf32>):
+        %123 = wi.vload %12, %121 : (memref<16xf32, private>, i32) -> vector<16xf32>
+        %124 = arith.max %122, %123 {propagate_nan = false} : vector<16xf32>
+        scf.yield %124 : vector<16xf32>
       }
-      %129 = wi.vreduce %124 {kind = "max", propagate_nan = false} : (vector<16xf32>) -> f32
-      %130 = arith.cmp %129, %13 {predicate = "gt"} : (f32, f32) -> i1
-      scf.if %130 : i1 {
-        %131 = wi.broadcast %14 : (f32) -> vector<16xf32>
-        %132 = wi.broadcast %15 : (f32) -> vector<16xf32>
-        %133 = arith.constant {value = 256} : i32
-        %134 = arith.constant {value = 16} : i32
-        scf.for %0, %133, %134 : i32, i32, i32 {
-        ^bb0(%135: i32):
-          %136 = wi.vload %5, %135 : (memref<256xf32, private>, i32) -> vector<16xf32>
-          %137 = arith.mul %136, %131 : vector<16xf32>
-          wi.vstore %137, %5, %135 : vector<16xf32>, memref<256xf32, private>, i32
-          %138 = wi.vload %6, %135 : (memref<256xf32, private>, i32) -> vector<16xf32>
-          %139 = arith.sub %138, %132 : vector<16xf32>
-          wi.vstore %139, %6, %135 : vector<16xf32>, memref<256xf32, private>, i32
-          %140 = wi.vload %11, %135 : (memref<256xf32, private>, i32) -> vector<16xf32>
-          %141 = arith.mul %140, %131 : vector<16xf32>
-          wi.vstore %141, %9, %135 : vector<16xf32>, memref<256xf32, private>, i32
+      %125 = wi.vreduce %120 {kind = "max", propagate_nan = false} : (vector<16xf32>) -> f32
+      %126 = arith.cmp %125, %13 {predicate = "gt"} : (f32, f32) -> i1
+      scf.if %126 : i1 {
+        %127 = wi.broadcast %14 : (f32) -> vector<16xf32>
+        %128 = wi.broadcast %15 : (f32) -> vector<16xf32>
+        %129 = arith.constant {value = 256} : i32
+        %130 = arith.constant {value = 16} : i32
+        scf.for %0, %129, %130 : i32, i32, i32 {
+        ^bb0(%131: i32):
+          %132 = wi.vload %5, %131 : (memref<256xf32, private>, i32) -> vector<16xf32>
+          %133 = arith.mul %132, %127 : vector<16xf32>
+          wi.vstore %133, %5, %131 : vector<16xf32>, memref<256xf32, private>, i32
+          %134 = wi.vload %6, %131 : (memref<256xf32, private>, i32) -> vector<16xf32>
+          %135 = arith.sub %134, %128 : vector<16xf32>
+          wi.vstore %135, %6, %131 : vector<16xf32>, memref<256xf32, private>, i32
+          %136 = wi.vload %11, %131 : (memref<256xf32, private>, i32) -> vector<16xf32>
+          %137 = arith.mul %136, %127 : vector<16xf32>
+          wi.vstore %137, %9, %131 : vector<16xf32>, memref<256xf32, private>, i32
           scf.yield
         }
         scf.yield
       } {
-        %142 = arith.constant {value = 256} : i32
-        %143 = arith.constant {value = 16} : i32
-        scf.for %0, %142, %143 : i32, i32, i32 {
-        ^bb0(%144: i32):
-          %145 = wi.vload %11, %144 : (memref<256xf32, private>, i32) -> vector<16xf32>
-          wi.vstore %145, %9, %144 : vector<16xf32>, memref<256xf32, private>, i32
+        %138 = arith.constant {value = 256} : i32
+        %139 = arith.constant {value = 16} : i32
+        scf.for %0, %138, %139 : i32, i32, i32 {
+        ^bb0(%140: i32):
+          %141 = wi.vload %11, %140 : (memref<256xf32, private>, i32) -> vector<16xf32>
+          wi.vstore %141, %9, %140 : vector<16xf32>, memref<256xf32, private>, i32
           scf.yield
         }
         scf.yield
@@ -177,19 +169,19 @@ builtin.module {
       wi.mma %9, %8, %5 {block_m = 8, block_n = 16, k = 16, m = 16, n = 16, vector_width = 16} : memref<256xf32, private>, memref<256xf32, private>, memref<256xf32, private>
       scf.yield
     }
-    %146 = arith.constant {value = 256} : i32
-    %147 = arith.constant {value = 16} : i32
-    scf.for %0, %146, %147 : i32, i32, i32 {
-    ^bb0(%148: i32):
-      %149 = arith.rem %148, %1 : i32
-      %150 = arith.div %148, %1 : i32
-      %151 = arith.mul %150, %1 : i32
-      %152 = wi.addptr %out_ptr, %151 : (ptr<f32>, i32) -> ptr<f32>
-      %153 = wi.addptr %152, %149 : (ptr<f32>, i32) -> ptr<f32>
-      %154 = wi.vload %5, %148 : (memref<256xf32, private>, i32) -> vector<16xf32>
-      %155 = wi.vload %6, %148 : (memref<256xf32, private>, i32) -> vector<16xf32>
-      %156 = arith.add %154, %155 : vector<16xf32>
-      wi.gvstore %153, %156 : ptr<f32>, vector<16xf32>
+    %142 = arith.constant {value = 256} : i32
+    %143 = arith.constant {value = 16} : i32
+    scf.for %0, %142, %143 : i32, i32, i32 {
+    ^bb0(%144: i32):
+      %145 = arith.rem %144, %1 : i32
+      %146 = arith.div %144, %1 : i32
+      %147 = arith.mul %146, %1 : i32
+      %148 = wi.addptr %out_ptr, %147 : (ptr<f32>, i32) -> ptr<f32>
+      %149 = wi.addptr %148, %145 : (ptr<f32>, i32) -> ptr<f32>
+      %150 = wi.vload %5, %144 : (memref<256xf32, private>, i32) -> vector<16xf32>
+      %151 = wi.vload %6, %144 : (memref<256xf32, private>, i32) -> vector<16xf32>
+      %152 = arith.add %150, %151 : vector<16xf32>
+      wi.gvstore %149, %152 : ptr<f32>, vector<16xf32>
       scf.yield
     }
     wi.return

@@ -1,4 +1,17 @@
 #pragma OPENCL FP_CONTRACT OFF
+#ifdef __clang__
+#define KD_VLD(T, N, S, p) (*(S const kd_u##T##N*)(p))
+#define KD_VST(T, N, S, p, v) (*(S kd_u##T##N*)(p) = (v))
+#else
+#define KD_VLD(T, N, S, p) vload##N(0, p)
+#define KD_VST(T, N, S, p, v) vstore##N(v, 0, p)
+#endif
+#ifdef __clang__
+typedef float16 __attribute__((aligned(4))) kd_ufloat16;
+#endif
+#ifdef __clang__
+typedef float4 __attribute__((aligned(4))) kd_ufloat4;
+#endif
 __kernel void mm_kernel(
     const __global uchar* a_ptr_base,
     ulong a_ptr_off,
@@ -28,7 +41,7 @@ __kernel void mm_kernel(
   const int v13 = ((int)(v12 / 4));
   const float16 v14 = ((float16)(0.0f));
   for (int v15 = 0; v15 < 128; v15 += 16) {
-    vstore16(v14, 0, v3 + v15);
+    KD_VST(float, 16, __private, v3 + v15, v14);
   }
   long v16 = 0L;
   long v17 = 0L;
@@ -45,7 +58,7 @@ __kernel void mm_kernel(
         __global float* const bk24_g = v19 + (long)bk24_r * K;
         float* const bk24_p = v4 + bk24_r * 4;
         if (bk24_ec == 4) {
-          vstore4(vload4(0, bk24_g + 0), 0, bk24_p + 0);
+          KD_VST(float, 4, __private, bk24_p + 0, KD_VLD(float, 4, __global, bk24_g + 0));
         } else {
           for (int bk24_c = 0; bk24_c < 4; bk24_c += 1) bk24_p[bk24_c] = bk24_c < bk24_ec ? bk24_g[bk24_c] : 0.0f;
         }
@@ -60,7 +73,7 @@ __kernel void mm_kernel(
         __global float* const bk26_g = v20 + (long)bk26_r * N;
         float* const bk26_p = v5 + bk26_r * 16;
         if (bk26_ec == 16) {
-          vstore16(vload16(0, bk26_g + 0), 0, bk26_p + 0);
+          KD_VST(float, 16, __private, bk26_p + 0, KD_VLD(float, 16, __global, bk26_g + 0));
         } else {
           for (int bk26_c = 0; bk26_c < 16; bk26_c += 1) bk26_p[bk26_c] = bk26_c < bk26_ec ? bk26_g[bk26_c] : 0.0f;
         }
@@ -69,12 +82,12 @@ __kernel void mm_kernel(
     }
     for (int mm27_j = 0; mm27_j < 16; mm27_j += 16) {
       for (int mm27_i = 0; mm27_i < 8; mm27_i += 4) {
-        float16 mm27_c0_0 = vload16(0, v3 + (mm27_i + 0) * 16 + mm27_j + 0);
-        float16 mm27_c1_0 = vload16(0, v3 + (mm27_i + 1) * 16 + mm27_j + 0);
-        float16 mm27_c2_0 = vload16(0, v3 + (mm27_i + 2) * 16 + mm27_j + 0);
-        float16 mm27_c3_0 = vload16(0, v3 + (mm27_i + 3) * 16 + mm27_j + 0);
+        float16 mm27_c0_0 = KD_VLD(float, 16, __private, v3 + (mm27_i + 0) * 16 + mm27_j + 0);
+        float16 mm27_c1_0 = KD_VLD(float, 16, __private, v3 + (mm27_i + 1) * 16 + mm27_j + 0);
+        float16 mm27_c2_0 = KD_VLD(float, 16, __private, v3 + (mm27_i + 2) * 16 + mm27_j + 0);
+        float16 mm27_c3_0 = KD_VLD(float, 16, __private, v3 + (mm27_i + 3) * 16 + mm27_j + 0);
         for (int mm27_k = 0; mm27_k < 4; mm27_k += 1) {
-          const float16 mm27_b0 = vload16(0, v5 + mm27_k * 16 + mm27_j + 0);
+          const float16 mm27_b0 = KD_VLD(float, 16, __private, v5 + mm27_k * 16 + mm27_j + 0);
           const float16 mm27_a0 = (float16)(v4[(mm27_i + 0) * 4 + mm27_k]);
           mm27_c0_0 = fma(mm27_a0, mm27_b0, mm27_c0_0);
           const float16 mm27_a1 = (float16)(v4[(mm27_i + 1) * 4 + mm27_k]);
@@ -84,10 +97,10 @@ __kernel void mm_kernel(
           const float16 mm27_a3 = (float16)(v4[(mm27_i + 3) * 4 + mm27_k]);
           mm27_c3_0 = fma(mm27_a3, mm27_b0, mm27_c3_0);
         }
-        vstore16(mm27_c0_0, 0, v3 + (mm27_i + 0) * 16 + mm27_j + 0);
-        vstore16(mm27_c1_0, 0, v3 + (mm27_i + 1) * 16 + mm27_j + 0);
-        vstore16(mm27_c2_0, 0, v3 + (mm27_i + 2) * 16 + mm27_j + 0);
-        vstore16(mm27_c3_0, 0, v3 + (mm27_i + 3) * 16 + mm27_j + 0);
+        KD_VST(float, 16, __private, v3 + (mm27_i + 0) * 16 + mm27_j + 0, mm27_c0_0);
+        KD_VST(float, 16, __private, v3 + (mm27_i + 1) * 16 + mm27_j + 0, mm27_c1_0);
+        KD_VST(float, 16, __private, v3 + (mm27_i + 2) * 16 + mm27_j + 0, mm27_c2_0);
+        KD_VST(float, 16, __private, v3 + (mm27_i + 3) * 16 + mm27_j + 0, mm27_c3_0);
       }
     }
     const int v28 = ((int)((uint)N * (uint)4));
@@ -111,7 +124,7 @@ __kernel void mm_kernel(
       __global float* const bk37_g = v34 + (long)bk37_r * N;
       float* const bk37_p = v3 + bk37_r * 16;
       if (bk37_ec == 16) {
-        vstore16(vload16(0, bk37_p + 0), 0, bk37_g + 0);
+        KD_VST(float, 16, __global, bk37_g + 0, KD_VLD(float, 16, __private, bk37_p + 0));
       } else {
         for (int bk37_c = 0; bk37_c < bk37_ec; bk37_c += 1) bk37_g[bk37_c] = bk37_p[bk37_c];
       }

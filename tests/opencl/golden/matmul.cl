@@ -1,6 +1,16 @@
 #pragma OPENCL FP_CONTRACT OFF
 inline int kd_div_int(int a, int b) { return b == 0 ? (int)0 : (b == -1 ? (int)((uint)0 - (uint)a) : (int)(a / b)); }
 inline int kd_rem_int(int a, int b) { return (b == 0 || b == -1) ? (int)0 : (int)(a % b); }
+#ifdef __clang__
+#define KD_VLD(T, N, S, p) (*(S const kd_u##T##N*)(p))
+#define KD_VST(T, N, S, p, v) (*(S kd_u##T##N*)(p) = (v))
+#else
+#define KD_VLD(T, N, S, p) vload##N(0, p)
+#define KD_VST(T, N, S, p, v) vstore##N(v, 0, p)
+#endif
+#ifdef __clang__
+typedef float16 __attribute__((aligned(4))) kd_ufloat16;
+#endif
 __kernel void matmul_kernel(
     const __global uchar* a_ptr_base,
     ulong a_ptr_off,
@@ -47,7 +57,7 @@ __kernel void matmul_kernel(
   const int v27 = ((int)(v26 / 32));
   const float16 v28 = ((float16)(0.0f));
   for (int v29 = 0; v29 < 1024; v29 += 16) {
-    vstore16(v28, 0, v2 + v29);
+    KD_VST(float, 16, __private, v2 + v29, v28);
   }
   long v30 = 0L;
   long v31 = 0L;
@@ -64,8 +74,8 @@ __kernel void matmul_kernel(
         __global float* const bk38_g = v33 + (long)bk38_r * stride_am;
         float* const bk38_p = v3 + bk38_r * 32;
         if (bk38_ec == 32) {
-          vstore16(vload16(0, bk38_g + 0), 0, bk38_p + 0);
-          vstore16(vload16(0, bk38_g + 16), 0, bk38_p + 16);
+          KD_VST(float, 16, __private, bk38_p + 0, KD_VLD(float, 16, __global, bk38_g + 0));
+          KD_VST(float, 16, __private, bk38_p + 16, KD_VLD(float, 16, __global, bk38_g + 16));
         } else {
           for (int bk38_c = 0; bk38_c < 32; bk38_c += 1) bk38_p[bk38_c] = bk38_c < bk38_ec ? bk38_g[bk38_c] : 0.0f;
         }
@@ -80,8 +90,8 @@ __kernel void matmul_kernel(
         __global float* const bk40_g = v34 + (long)bk40_r * stride_bk;
         float* const bk40_p = v4 + bk40_r * 32;
         if (bk40_ec == 32) {
-          vstore16(vload16(0, bk40_g + 0), 0, bk40_p + 0);
-          vstore16(vload16(0, bk40_g + 16), 0, bk40_p + 16);
+          KD_VST(float, 16, __private, bk40_p + 0, KD_VLD(float, 16, __global, bk40_g + 0));
+          KD_VST(float, 16, __private, bk40_p + 16, KD_VLD(float, 16, __global, bk40_g + 16));
         } else {
           for (int bk40_c = 0; bk40_c < 32; bk40_c += 1) bk40_p[bk40_c] = bk40_c < bk40_ec ? bk40_g[bk40_c] : 0.0f;
         }
@@ -90,25 +100,25 @@ __kernel void matmul_kernel(
     }
     for (int mm41_j = 0; mm41_j < 32; mm41_j += 32) {
       for (int mm41_i = 0; mm41_i < 32; mm41_i += 8) {
-        float16 mm41_c0_0 = vload16(0, v2 + (mm41_i + 0) * 32 + mm41_j + 0);
-        float16 mm41_c0_1 = vload16(0, v2 + (mm41_i + 0) * 32 + mm41_j + 16);
-        float16 mm41_c1_0 = vload16(0, v2 + (mm41_i + 1) * 32 + mm41_j + 0);
-        float16 mm41_c1_1 = vload16(0, v2 + (mm41_i + 1) * 32 + mm41_j + 16);
-        float16 mm41_c2_0 = vload16(0, v2 + (mm41_i + 2) * 32 + mm41_j + 0);
-        float16 mm41_c2_1 = vload16(0, v2 + (mm41_i + 2) * 32 + mm41_j + 16);
-        float16 mm41_c3_0 = vload16(0, v2 + (mm41_i + 3) * 32 + mm41_j + 0);
-        float16 mm41_c3_1 = vload16(0, v2 + (mm41_i + 3) * 32 + mm41_j + 16);
-        float16 mm41_c4_0 = vload16(0, v2 + (mm41_i + 4) * 32 + mm41_j + 0);
-        float16 mm41_c4_1 = vload16(0, v2 + (mm41_i + 4) * 32 + mm41_j + 16);
-        float16 mm41_c5_0 = vload16(0, v2 + (mm41_i + 5) * 32 + mm41_j + 0);
-        float16 mm41_c5_1 = vload16(0, v2 + (mm41_i + 5) * 32 + mm41_j + 16);
-        float16 mm41_c6_0 = vload16(0, v2 + (mm41_i + 6) * 32 + mm41_j + 0);
-        float16 mm41_c6_1 = vload16(0, v2 + (mm41_i + 6) * 32 + mm41_j + 16);
-        float16 mm41_c7_0 = vload16(0, v2 + (mm41_i + 7) * 32 + mm41_j + 0);
-        float16 mm41_c7_1 = vload16(0, v2 + (mm41_i + 7) * 32 + mm41_j + 16);
+        float16 mm41_c0_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 0) * 32 + mm41_j + 0);
+        float16 mm41_c0_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 0) * 32 + mm41_j + 16);
+        float16 mm41_c1_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 1) * 32 + mm41_j + 0);
+        float16 mm41_c1_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 1) * 32 + mm41_j + 16);
+        float16 mm41_c2_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 2) * 32 + mm41_j + 0);
+        float16 mm41_c2_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 2) * 32 + mm41_j + 16);
+        float16 mm41_c3_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 3) * 32 + mm41_j + 0);
+        float16 mm41_c3_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 3) * 32 + mm41_j + 16);
+        float16 mm41_c4_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 4) * 32 + mm41_j + 0);
+        float16 mm41_c4_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 4) * 32 + mm41_j + 16);
+        float16 mm41_c5_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 5) * 32 + mm41_j + 0);
+        float16 mm41_c5_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 5) * 32 + mm41_j + 16);
+        float16 mm41_c6_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 6) * 32 + mm41_j + 0);
+        float16 mm41_c6_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 6) * 32 + mm41_j + 16);
+        float16 mm41_c7_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 7) * 32 + mm41_j + 0);
+        float16 mm41_c7_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 7) * 32 + mm41_j + 16);
         for (int mm41_k = 0; mm41_k < 32; mm41_k += 1) {
-          const float16 mm41_b0 = vload16(0, v4 + mm41_k * 32 + mm41_j + 0);
-          const float16 mm41_b1 = vload16(0, v4 + mm41_k * 32 + mm41_j + 16);
+          const float16 mm41_b0 = KD_VLD(float, 16, __private, v4 + mm41_k * 32 + mm41_j + 0);
+          const float16 mm41_b1 = KD_VLD(float, 16, __private, v4 + mm41_k * 32 + mm41_j + 16);
           const float16 mm41_a0 = (float16)(v3[(mm41_i + 0) * 32 + mm41_k]);
           mm41_c0_0 = fma(mm41_a0, mm41_b0, mm41_c0_0);
           mm41_c0_1 = fma(mm41_a0, mm41_b1, mm41_c0_1);
@@ -134,22 +144,22 @@ __kernel void matmul_kernel(
           mm41_c7_0 = fma(mm41_a7, mm41_b0, mm41_c7_0);
           mm41_c7_1 = fma(mm41_a7, mm41_b1, mm41_c7_1);
         }
-        vstore16(mm41_c0_0, 0, v2 + (mm41_i + 0) * 32 + mm41_j + 0);
-        vstore16(mm41_c0_1, 0, v2 + (mm41_i + 0) * 32 + mm41_j + 16);
-        vstore16(mm41_c1_0, 0, v2 + (mm41_i + 1) * 32 + mm41_j + 0);
-        vstore16(mm41_c1_1, 0, v2 + (mm41_i + 1) * 32 + mm41_j + 16);
-        vstore16(mm41_c2_0, 0, v2 + (mm41_i + 2) * 32 + mm41_j + 0);
-        vstore16(mm41_c2_1, 0, v2 + (mm41_i + 2) * 32 + mm41_j + 16);
-        vstore16(mm41_c3_0, 0, v2 + (mm41_i + 3) * 32 + mm41_j + 0);
-        vstore16(mm41_c3_1, 0, v2 + (mm41_i + 3) * 32 + mm41_j + 16);
-        vstore16(mm41_c4_0, 0, v2 + (mm41_i + 4) * 32 + mm41_j + 0);
-        vstore16(mm41_c4_1, 0, v2 + (mm41_i + 4) * 32 + mm41_j + 16);
-        vstore16(mm41_c5_0, 0, v2 + (mm41_i + 5) * 32 + mm41_j + 0);
-        vstore16(mm41_c5_1, 0, v2 + (mm41_i + 5) * 32 + mm41_j + 16);
-        vstore16(mm41_c6_0, 0, v2 + (mm41_i + 6) * 32 + mm41_j + 0);
-        vstore16(mm41_c6_1, 0, v2 + (mm41_i + 6) * 32 + mm41_j + 16);
-        vstore16(mm41_c7_0, 0, v2 + (mm41_i + 7) * 32 + mm41_j + 0);
-        vstore16(mm41_c7_1, 0, v2 + (mm41_i + 7) * 32 + mm41_j + 16);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 0) * 32 + mm41_j + 0, mm41_c0_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 0) * 32 + mm41_j + 16, mm41_c0_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 1) * 32 + mm41_j + 0, mm41_c1_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 1) * 32 + mm41_j + 16, mm41_c1_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 2) * 32 + mm41_j + 0, mm41_c2_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 2) * 32 + mm41_j + 16, mm41_c2_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 3) * 32 + mm41_j + 0, mm41_c3_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 3) * 32 + mm41_j + 16, mm41_c3_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 4) * 32 + mm41_j + 0, mm41_c4_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 4) * 32 + mm41_j + 16, mm41_c4_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 5) * 32 + mm41_j + 0, mm41_c5_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 5) * 32 + mm41_j + 16, mm41_c5_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 6) * 32 + mm41_j + 0, mm41_c6_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 6) * 32 + mm41_j + 16, mm41_c6_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 7) * 32 + mm41_j + 0, mm41_c7_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 7) * 32 + mm41_j + 16, mm41_c7_1);
       }
     }
     const int v42 = ((int)((uint)stride_bk * (uint)32));
@@ -173,8 +183,8 @@ __kernel void matmul_kernel(
       __global float* const bk51_g = v48 + (long)bk51_r * stride_cm;
       float* const bk51_p = v2 + bk51_r * 32;
       if (bk51_ec == 32) {
-        vstore16(vload16(0, bk51_p + 0), 0, bk51_g + 0);
-        vstore16(vload16(0, bk51_p + 16), 0, bk51_g + 16);
+        KD_VST(float, 16, __global, bk51_g + 0, KD_VLD(float, 16, __private, bk51_p + 0));
+        KD_VST(float, 16, __global, bk51_g + 16, KD_VLD(float, 16, __private, bk51_p + 16));
       } else {
         for (int bk51_c = 0; bk51_c < bk51_ec; bk51_c += 1) bk51_g[bk51_c] = bk51_p[bk51_c];
       }

@@ -1,4 +1,14 @@
 #pragma OPENCL FP_CONTRACT OFF
+#ifdef __clang__
+#define KD_VLD(T, N, S, p) (*(S const kd_u##T##N*)(p))
+#define KD_VST(T, N, S, p, v) (*(S kd_u##T##N*)(p) = (v))
+#else
+#define KD_VLD(T, N, S, p) vload##N(0, p)
+#define KD_VST(T, N, S, p, v) vstore##N(v, 0, p)
+#endif
+#ifdef __clang__
+typedef float16 __attribute__((aligned(4))) kd_ufloat16;
+#endif
 __kernel void softmax_kernel(
     __global uchar* output_ptr_base,
     ulong output_ptr_off,
@@ -32,19 +42,19 @@ __kernel void softmax_kernel(
     float16 v19 = v11;
     for (int v20 = 0; v20 < v15; v20 += 64) {
       __global float* const v21 = ((__global float*)v6 + v20);
-      const float16 v22 = vload16(0, v21);
+      const float16 v22 = KD_VLD(float, 16, __global, v21);
       const float16 v23 = fmax(v16, v22);
       const int v24 = ((int)((uint)v20 + (uint)16));
       __global float* const v25 = ((__global float*)v6 + v24);
-      const float16 v26 = vload16(0, v25);
+      const float16 v26 = KD_VLD(float, 16, __global, v25);
       const float16 v27 = fmax(v17, v26);
       const int v28 = ((int)((uint)v20 + (uint)32));
       __global float* const v29 = ((__global float*)v6 + v28);
-      const float16 v30 = vload16(0, v29);
+      const float16 v30 = KD_VLD(float, 16, __global, v29);
       const float16 v31 = fmax(v18, v30);
       const int v32 = ((int)((uint)v20 + (uint)48));
       __global float* const v33 = ((__global float*)v6 + v32);
-      const float16 v34 = vload16(0, v33);
+      const float16 v34 = KD_VLD(float, 16, __global, v33);
       const float16 v35 = fmax(v19, v34);
       const float16 t35_0 = v23;
       const float16 t35_1 = v27;
@@ -61,7 +71,7 @@ __kernel void softmax_kernel(
     float16 v39 = v38;
     for (int v40 = v15; v40 < v10; v40 += 16) {
       __global float* const v41 = ((__global float*)v6 + v40);
-      const float16 v42 = vload16(0, v41);
+      const float16 v42 = KD_VLD(float, 16, __global, v41);
       const float16 v43 = fmax(v39, v42);
       v39 = v43;
     }
@@ -86,10 +96,10 @@ __kernel void softmax_kernel(
     float16 v60 = v59;
     for (int v61 = 0; v61 < v58; v61 += 16) {
       __global float* const v62 = ((__global float*)v6 + v61);
-      const float16 v63 = vload16(0, v62);
+      const float16 v63 = KD_VLD(float, 16, __global, v62);
       const float16 v64 = (v63 - v54);
       const float16 v65 = exp(v64);
-      vstore16(v65, 0, v3 + v61);
+      KD_VST(float, 16, __private, v3 + v61, v65);
       const float16 v66 = (v60 + v65);
       v60 = v66;
     }
@@ -118,9 +128,9 @@ __kernel void softmax_kernel(
     const int v86 = ((int)((uint)v85 * (uint)16));
     for (int v87 = 0; v87 < v86; v87 += 16) {
       __global float* const v88 = ((__global float*)v81 + v87);
-      const float16 v89 = vload16(0, v3 + v87);
+      const float16 v89 = KD_VLD(float, 16, __private, v3 + v87);
       const float16 v90 = (v89 / v82);
-      vstore16(v90, 0, v88);
+      KD_VST(float, 16, __global, v88, v90);
     }
     for (int v91 = v86; v91 < 1024; v91 += 1) {
       __global float* const v92 = ((__global float*)v81 + v91);

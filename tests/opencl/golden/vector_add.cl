@@ -1,4 +1,14 @@
 #pragma OPENCL FP_CONTRACT OFF
+#ifdef __clang__
+#define KD_VLD(T, N, S, p) (*(S const kd_u##T##N*)(p))
+#define KD_VST(T, N, S, p, v) (*(S kd_u##T##N*)(p) = (v))
+#else
+#define KD_VLD(T, N, S, p) vload##N(0, p)
+#define KD_VST(T, N, S, p, v) vstore##N(v, 0, p)
+#endif
+#ifdef __clang__
+typedef float16 __attribute__((aligned(4))) kd_ufloat16;
+#endif
 __kernel void add_kernel(
     const __global uchar* x_ptr_base,
     ulong x_ptr_off,
@@ -21,12 +31,12 @@ __kernel void add_kernel(
   for (int v8 = 0; v8 < v7; v8 += 16) {
     const int v9 = ((int)((uint)v2 + (uint)v8));
     __global float* const v10 = ((__global float*)x_ptr + v9);
-    const float16 v11 = vload16(0, v10);
+    const float16 v11 = KD_VLD(float, 16, __global, v10);
     __global float* const v12 = ((__global float*)y_ptr + v9);
-    const float16 v13 = vload16(0, v12);
+    const float16 v13 = KD_VLD(float, 16, __global, v12);
     __global float* const v14 = ((__global float*)output_ptr + v9);
     const float16 v15 = (v11 + v13);
-    vstore16(v15, 0, v14);
+    KD_VST(float, 16, __global, v14, v15);
   }
   for (int v16 = v7; v16 < 1024; v16 += 1) {
     const int v17 = ((int)((uint)v2 + (uint)v16));
