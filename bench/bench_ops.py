@@ -13,7 +13,8 @@ Goals of issue #7 (printed as PASS/FAIL at the end, full sizes only): fused atte
 head dim 64, 8 heads, fp32) faster than torch's ``scaled_dot_product_attention`` (>= 3x numpy
 without torch), and conv2d (3x3, 64 -> 64 channels, 56x56, batch 8, padding 1, fp32) >= 0.8x
 torch's ``conv2d`` in the same memory format (NHWC against torch's channels_last). torch runs with
-two threads (the machine's cores), never at the same time as a kdsl kernel.
+two threads (the machine's cores), never at the same time as a kdsl kernel. kdsl, numpy and torch
+are timed in turns (:data:`ROUNDS` rounds, medians), as ``bench/README.md`` asks.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _timer() -> Callable[[Callable[[], Any]], float]:
     try:
         from kdsl.testing.timing import do_bench
 
-        return lambda fn: float(do_bench(fn, warmup=5, rep=40, return_mode="median"))
+        return lambda fn: float(do_bench(fn, warmup=5, rep=25, return_mode="median"))
     except (ImportError, TypeError):
         pass
 
@@ -70,6 +71,20 @@ def _timer() -> Callable[[Callable[[], Any]], float]:
         return 1e3 * statistics.median(times)
 
     return local
+
+
+# Timing rounds per case: kdsl, numpy and torch take turns (each a short median), and each
+# figure is the median over rounds, so a slow spell of the shared machine hits all of them alike.
+ROUNDS = 5
+
+
+def interleaved(timer: Callable[[Callable[[], Any]], float], fns: list[Callable[[], Any]], rounds: int) -> list[float]:
+    """Median over ``rounds`` of each function's ``timer`` figure, the functions taking turns."""
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for got, fn in zip(samples, fns):
+            got.append(timer(fn))
+    return [statistics.median(got) for got in samples]
 
 
 @dataclass
@@ -292,9 +307,10 @@ def run(backends: list[str], quick: bool, filters: list[str] | None = None) -> d
                 row: dict[str, Any] = {"kernel": case.name, "backend": be, "unit": case.unit, "first_ms": first_ms,
                                        "error": err, "ok": err <= tol + 1e-6 * float(np.abs(want).max(initial=0))}  # fmt: skip
                 if row["ok"]:
-                    row["kdsl_ms"] = timer(kfn)
-                    row["numpy_ms"] = timer(nfn)
-                    row["torch_ms"] = timer(tfn) if tfn is not None else None
+                    fns = [kfn, nfn] + ([tfn] if tfn is not None else [])
+                    times = interleaved(timer, fns, 2 if quick else ROUNDS)
+                    row["kdsl_ms"], row["numpy_ms"] = times[0], times[1]
+                    row["torch_ms"] = times[2] if tfn is not None else None
                     row["rate"] = case.work / (row["kdsl_ms"] * 1e-3) / 1e9
                     row["peak_fraction"] = row["rate"] / peaks[case.unit]
                     row["vs_numpy"] = row["kdsl_ms"] / row["numpy_ms"]

@@ -15,6 +15,10 @@ runs in ``BLOCK_K`` steps whose A and B tiles are plain 2-D block copies (affine
 pointers, no padding masks, no index decoding), feeding the register-blocked
 dot. The output is written through strides (NCHW or NHWC).
 
+3x3 kernels with stride 1 and 16+ channels take Winograd's F(4x4, 3x3) instead on the
+backends whose dots are register-blocked micro-kernels (:mod:`kdsl.ops.winograd`: 4x fewer
+multiplications; ``algorithm=`` chooses explicitly).
+
 With dilation (``conv2d_kernel``): each ``BLOCK_K`` step decodes its ``k``
 indices into ``(c, kh, kw)``, computes the input coordinates and gathers the
 tile with a mask that doubles as zero padding; any layout, through strides.
@@ -35,6 +39,7 @@ import kdsl
 import kdsl.language as kl
 from kdsl.ops._common import Array, empty, is_device, launch, pow2, strides
 from kdsl.ops.elementwise import activate, activation_ref
+from kdsl.ops.winograd import conv3x3_winograd, winograd_applies
 from kdsl.runtime.backends import current_backend_name
 
 
@@ -200,8 +205,16 @@ def conv2d(
     layout: str = "NCHW",
     activation: str = "",
     blocks: tuple[int, int, int] | None = None,
+    algorithm: str = "auto",
 ) -> Array:
-    """2-D convolution; NCHW: x (N,C,H,W), weight (OC,C,KH,KW); NHWC: x (N,H,W,C), weight (KH,KW,C,OC)."""
+    """2-D convolution; NCHW: x (N,C,H,W), weight (OC,C,KH,KW); NHWC: x (N,H,W,C), weight (KH,KW,C,OC).
+
+    ``algorithm``: ``"direct"`` (implicit GEMM), ``"winograd"`` (F(4x4, 3x3),
+    :mod:`kdsl.ops.winograd`: 3x3 kernels with stride 1 and no dilation only) or
+    ``"auto"``: Winograd where it applies on the backends whose dots are register-blocked
+    micro-kernels (``opencl``, ``cpu``), direct elsewhere."""
+    if algorithm not in ("auto", "direct", "winograd"):
+        raise ValueError(f"conv2d algorithm must be 'auto', 'direct' or 'winograd', got {algorithm!r}")
     (nb, c, h, w), sx = _nchw(x, layout)
     sw_ = strides(weight)
     if layout == "NCHW":
@@ -220,6 +233,8 @@ def conv2d(
         return y
     _, sy = _nchw(y, layout)
     if (dh, dw) != (1, 1):
+        if algorithm == "winograd":
+            raise ValueError("conv2d algorithm 'winograd' needs a 3x3 kernel, stride 1, no dilation and 16+ channels")
         bm, bn, bk = blocks or (pow2(m, lo=16, hi=64), pow2(oc, lo=16, hi=64), pow2(c * kh * kw, lo=16, hi=32))
         grid = (kdsl.cdiv(m, bm), kdsl.cdiv(oc, bn))
         launch(conv2d_kernel, grid, x, weight, bias if bias is not None else y, y,
@@ -227,6 +242,11 @@ def conv2d(
                KH=kh, KW=kw, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
                HAS_BIAS=bias is not None, ACTIVATION=activation)  # fmt: skip
         return y
+    fits = winograd_applies(kh, kw, (sh, sw_s), (dh, dw), c, oc)
+    if algorithm == "winograd" and not fits:
+        raise ValueError("conv2d algorithm 'winograd' needs a 3x3 kernel, stride 1, no dilation and 16+ channels")
+    if algorithm == "winograd" or (algorithm == "auto" and fits and _backend_of(x) in _MAX_BLOCKS):
+        return conv3x3_winograd(x, sx, (ph, pw), weight, sw, bias, y, (nb, c, oc, oh, ow), sy, activation)
     # Implicit GEMM over a zero-padded NHWC copy of x: a kernel row (kw, c) is then one contiguous
     # run of memory, so every A tile is a plain 2-D block copy (no gathers, no padding masks).
     hp, wp = h + 2 * ph, w + 2 * pw
@@ -266,10 +286,13 @@ _MAX_BLOCKS = {"opencl": (64, 64, 64), "cpu": (64, 64, 64)}
 _DEFAULT_MAX_BLOCKS = (32, 32, 32)
 
 
+def _backend_of(like: Array) -> str:
+    return like.backend if is_device(like) else current_backend_name()
+
+
 def default_blocks(ow: int, oc: int, kwc: int, like: Array) -> tuple[int, int, int]:
     """``(BLOCK_M, BLOCK_N, BLOCK_K)`` for output rows of ``ow`` pixels, ``oc`` channels, kernel rows of ``kwc``."""
-    backend = like.backend if is_device(like) else current_backend_name()
-    hm, hn, hk = _MAX_BLOCKS.get(backend, _DEFAULT_MAX_BLOCKS)
+    hm, hn, hk = _MAX_BLOCKS.get(_backend_of(like), _DEFAULT_MAX_BLOCKS)
     return pow2(ow, lo=16, hi=hm), pow2(oc, lo=16, hi=hn), pow2(kwc, lo=16, hi=hk)
 
 

@@ -1,0 +1,275 @@
+"""3x3 stride-1 convolution by Winograd's minimal filtering, F(4x4, 3x3) (Lavin & Gray, 2015).
+
+Why: a direct convolution spends 9 multiply-adds per output, input channel and output
+channel, so it cannot beat the FMA peak; F(4x4, 3x3) computes a 4x4 output tile from a 6x6
+input tile with 36 products per channel pair instead of 144 (4x fewer), the rest being
+additions in small transforms. It is how oneDNN (behind torch's CPU ``conv2d``) reaches
+more "GFLOP/s" than the machine's FMA peak on ResNet's 3x3 layers.
+
+Three steps, each a kdsl kernel, plus one batched matmul:
+
+1. filter transform ``U[xi, nu] = (G g G^T)[xi, nu]`` for every (input, output) channel pair,
+   stored as 36 ``C x OC`` matrices;
+2. input transform ``V[xi, nu] = (B^T d B)[xi, nu]`` of every 6x6 input tile ``d`` (tiles 4
+   apart, read from the zero-padded NHWC copy of x), stored as 36 ``T x C`` matrices
+   (``T`` = tiles over the batch);
+3. ``M[xi, nu] = V[xi, nu] @ U[xi, nu]``: :func:`kdsl.ops.matmul` with a batch of 36, the
+   register-blocked micro-kernel doing all the multiplications;
+4. output transform ``Y = A^T M A`` per tile, then bias and activation, stored through the
+   output's strides (NCHW or NHWC); the ragged edge tiles are masked.
+
+Accuracy: the transforms use the points 0, +-1, +-2 (the largest factors are 8 in ``A^T``
+and 5 in ``B^T``), so results carry a few more rounding errors than the direct sum: about
+1e-6 relative to the largest output for unit-scale data in fp32 (measured in
+``tests/ops/test_winograd.py``), well inside the usual fp32 conv tolerance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import kdsl
+import kdsl.language as kl
+from kdsl.ops._common import Array, empty, launch, pow2
+from kdsl.ops.elementwise import activate
+from kdsl.ops.matmul import matmul
+
+TILE = 4  # output tile edge (F(4x4, 3x3)): input tiles are TILE + 2 = 6 wide
+
+
+@kdsl.kernel
+def _bt6(d0, d1, d2, d3, d4, d5):  # type: ignore[no-untyped-def]
+    """``B^T d`` for one 6-vector (interpolation points 0, 1, -1, 2, -2, infinity)."""
+    return (
+        4.0 * d0 - 5.0 * d2 + d4,
+        d3 + d4 - 4.0 * (d1 + d2),
+        d4 - d3 + 4.0 * (d1 - d2),
+        d4 - d2 + 2.0 * (d3 - d1),
+        d4 - d2 + 2.0 * (d1 - d3),
+        4.0 * d1 - 5.0 * d3 + d5,
+    )
+
+
+@kdsl.kernel
+def _g3(g0, g1, g2):  # type: ignore[no-untyped-def]
+    """``G g`` for one 3-vector of filter taps."""
+    return (
+        0.25 * g0,
+        (g0 + g1 + g2) * (-1.0 / 6.0),
+        (g0 - g1 + g2) * (-1.0 / 6.0),
+        g0 * (1.0 / 24.0) + g1 * (1.0 / 12.0) + g2 * (1.0 / 6.0),
+        g0 * (1.0 / 24.0) - g1 * (1.0 / 12.0) + g2 * (1.0 / 6.0),
+        g2,
+    )
+
+
+@kdsl.kernel
+def _at6(m0, m1, m2, m3, m4, m5):  # type: ignore[no-untyped-def]
+    """``A^T m`` for one 6-vector: the 4 outputs."""
+    return (
+        m0 + m1 + m2 + m3 + m4,
+        m1 - m2 + 2.0 * (m3 - m4),
+        m1 + m2 + 4.0 * (m3 + m4),
+        m1 - m2 + 8.0 * (m3 - m4) + m5,
+    )
+
+
+@kdsl.kernel
+def winograd_filter_kernel(  # type: ignore[no-untyped-def]
+    Wt, U, C, OC, s_oc, s_c, s_kh, s_kw, BLOCK_C: kl.constexpr, BLOCK_N: kl.constexpr,
+):  # fmt: skip
+    # U[(xi * 6 + nu), c, oc] = (G g G^T)[xi, nu] for the 3x3 filter g of (oc, c); any layout.
+    offs_c = kl.program_id(0) * BLOCK_C + kl.arange(0, BLOCK_C)
+    offs_n = kl.program_id(1) * BLOCK_N + kl.arange(0, BLOCK_N)
+    ok = (offs_c[:, None] < C) & (offs_n[None, :] < OC)
+    base = Wt + offs_c[:, None] * s_c + offs_n[None, :] * s_oc
+    rows = (
+        _g3(kl.load(base, mask=ok, other=0.0).to(kl.float32),
+            kl.load(base + s_kw, mask=ok, other=0.0).to(kl.float32),
+            kl.load(base + 2 * s_kw, mask=ok, other=0.0).to(kl.float32)),
+        _g3(kl.load(base + s_kh, mask=ok, other=0.0).to(kl.float32),
+            kl.load(base + s_kh + s_kw, mask=ok, other=0.0).to(kl.float32),
+            kl.load(base + s_kh + 2 * s_kw, mask=ok, other=0.0).to(kl.float32)),
+        _g3(kl.load(base + 2 * s_kh, mask=ok, other=0.0).to(kl.float32),
+            kl.load(base + 2 * s_kh + s_kw, mask=ok, other=0.0).to(kl.float32),
+            kl.load(base + 2 * s_kh + 2 * s_kw, mask=ok, other=0.0).to(kl.float32)),
+    )  # fmt: skip  -- rows[kh][nu] = (g G^T)[kh, nu]
+    out = U + offs_c[:, None] * OC + offs_n[None, :]
+    for nu in kl.static_range(6):  # type: ignore[attr-defined]
+        col = _g3(rows[0][nu], rows[1][nu], rows[2][nu])
+        for xi in kl.static_range(6):  # type: ignore[attr-defined]
+            kl.store(out + (xi * 6 + nu) * (C * OC), col[xi], mask=ok)
+
+
+@kdsl.kernel
+def _row6(p, C, ok):  # type: ignore[no-untyped-def]
+    """The 6 pixels of one input row of a tile (``p``: its first pixel's channels)."""
+    return (
+        kl.load(p, mask=ok, other=0.0).to(kl.float32),
+        kl.load(p + C, mask=ok, other=0.0).to(kl.float32),
+        kl.load(p + 2 * C, mask=ok, other=0.0).to(kl.float32),
+        kl.load(p + 3 * C, mask=ok, other=0.0).to(kl.float32),
+        kl.load(p + 4 * C, mask=ok, other=0.0).to(kl.float32),
+        kl.load(p + 5 * C, mask=ok, other=0.0).to(kl.float32),
+    )
+
+
+@kdsl.kernel
+def winograd_input_kernel(  # type: ignore[no-untyped-def]
+    Xp, V, C, HP, WP, TH, TW, T,
+    BLOCK_T: kl.constexpr, BLOCK_C: kl.constexpr, EVEN_T: kl.constexpr, EVEN_C: kl.constexpr,
+):  # fmt: skip
+    # V[(xi * 6 + nu), t, c] = (B^T d B)[xi, nu], d the 6x6 tile t = (n, th, tw) of the padded NHWC
+    # input, which holds every tile whole (HP >= 4 TH + 2, WP >= 4 TW + 2: zeros past the image).
+    # A program: BLOCK_T tiles of one tile row (n, th) x BLOCK_C channels, so every address is
+    # affine in (tw, c); with EVEN_T / EVEN_C (the blocks divide TW / C) there is no mask at all
+    # and the loads and stores are vectors along c.
+    row = kl.program_id(1)  # n * TH + th
+    n = row // TH
+    h0 = (row % TH) * 4
+    offs_t = kl.program_id(0) * BLOCK_T + kl.arange(0, BLOCK_T)
+    offs_c = kl.program_id(2) * BLOCK_C + kl.arange(0, BLOCK_C)
+    ok = ((offs_t[:, None] < TW) | EVEN_T) & ((offs_c[None, :] < C) | EVEN_C)
+    p = Xp + ((n * HP + h0) * WP) * C + offs_t[:, None] * (4 * C) + offs_c[None, :]
+    step = WP * C
+    d = (
+        _row6(p, C, ok),
+        _row6(p + step, C, ok),
+        _row6(p + 2 * step, C, ok),
+        _row6(p + 3 * step, C, ok),
+        _row6(p + 4 * step, C, ok),
+        _row6(p + 5 * step, C, ok),
+    )
+    cols = (
+        _bt6(d[0][0], d[1][0], d[2][0], d[3][0], d[4][0], d[5][0]),
+        _bt6(d[0][1], d[1][1], d[2][1], d[3][1], d[4][1], d[5][1]),
+        _bt6(d[0][2], d[1][2], d[2][2], d[3][2], d[4][2], d[5][2]),
+        _bt6(d[0][3], d[1][3], d[2][3], d[3][3], d[4][3], d[5][3]),
+        _bt6(d[0][4], d[1][4], d[2][4], d[3][4], d[4][4], d[5][4]),
+        _bt6(d[0][5], d[1][5], d[2][5], d[3][5], d[4][5], d[5][5]),
+    )  # cols[nu][xi] = (B^T d)[xi, nu]
+    out = V + (row * TW + offs_t[:, None]) * C + offs_c[None, :]
+    for xi in kl.static_range(6):  # type: ignore[attr-defined]
+        e = _bt6(cols[0][xi], cols[1][xi], cols[2][xi], cols[3][xi], cols[4][xi], cols[5][xi])
+        for nu in kl.static_range(6):  # type: ignore[attr-defined]
+            kl.store(out + (xi * 6 + nu) * (T * C), e[nu], mask=ok)
+
+
+@kdsl.kernel
+def _m6(p, xi, stride, ok):  # type: ignore[no-untyped-def]
+    """Row ``xi`` of the transformed 6x6 tile: ``M[xi, 0..5]``."""
+    q = p + (xi * 6) * stride
+    return (
+        kl.load(q, mask=ok, other=0.0),
+        kl.load(q + stride, mask=ok, other=0.0),
+        kl.load(q + 2 * stride, mask=ok, other=0.0),
+        kl.load(q + 3 * stride, mask=ok, other=0.0),
+        kl.load(q + 4 * stride, mask=ok, other=0.0),
+        kl.load(q + 5 * stride, mask=ok, other=0.0),
+    )
+
+
+@kdsl.kernel
+def winograd_output_kernel(  # type: ignore[no-untyped-def]
+    M, Bias, Y, OC, OH, OW, TH, TW, T, syn, syc, syh, syw,
+    BLOCK_T: kl.constexpr, BLOCK_N: kl.constexpr, EVEN_T: kl.constexpr, EVEN_N: kl.constexpr,
+    EVEN_HW: kl.constexpr, HAS_BIAS: kl.constexpr, ACTIVATION: kl.constexpr,
+):  # fmt: skip
+    # Y[n, oc, 4 th + i, 4 tw + j] = (A^T M A)[i, j] (+ bias, activation) for tile t = (n, th, tw);
+    # a program: BLOCK_T tiles of one tile row x BLOCK_N channels (affine addresses, as above;
+    # EVEN_HW: 4 divides OH and OW, so no tile is ragged and the stores need no mask).
+    row = kl.program_id(1)  # n * TH + th
+    n = row // TH
+    oh0 = (row % TH) * 4
+    offs_t = kl.program_id(0) * BLOCK_T + kl.arange(0, BLOCK_T)
+    offs_n = kl.program_id(2) * BLOCK_N + kl.arange(0, BLOCK_N)
+    ok = ((offs_t[:, None] < TW) | EVEN_T) & ((offs_n[None, :] < OC) | EVEN_N)
+    p = M + (row * TW + offs_t[:, None]) * OC + offs_n[None, :]
+    stride = T * OC
+    m0 = _m6(p, 0, stride, ok)
+    m1 = _m6(p, 1, stride, ok)
+    m2 = _m6(p, 2, stride, ok)
+    m3 = _m6(p, 3, stride, ok)
+    m4 = _m6(p, 4, stride, ok)
+    m5 = _m6(p, 5, stride, ok)
+    rows = (
+        _at6(m0[0], m0[1], m0[2], m0[3], m0[4], m0[5]),
+        _at6(m1[0], m1[1], m1[2], m1[3], m1[4], m1[5]),
+        _at6(m2[0], m2[1], m2[2], m2[3], m2[4], m2[5]),
+        _at6(m3[0], m3[1], m3[2], m3[3], m3[4], m3[5]),
+        _at6(m4[0], m4[1], m4[2], m4[3], m4[4], m4[5]),
+        _at6(m5[0], m5[1], m5[2], m5[3], m5[4], m5[5]),
+    )  # rows[xi][j] = (M A)[xi, j]
+    if HAS_BIAS:
+        bias = kl.load(Bias + offs_n, mask=offs_n < OC, other=0.0).to(kl.float32)
+    ow0 = offs_t * 4
+    base = Y + n * syn + oh0 * syh + ow0[:, None] * syw + offs_n[None, :] * syc
+    for j in kl.static_range(4):  # type: ignore[attr-defined]
+        col = _at6(rows[0][j], rows[1][j], rows[2][j], rows[3][j], rows[4][j], rows[5][j])
+        for i in kl.static_range(4):  # type: ignore[attr-defined]
+            y = col[i]
+            if HAS_BIAS:
+                y = y + bias[None, :]
+            y = activate(y, ACTIVATION)
+            inside = ok & (((ow0 + j < OW)[:, None] & (oh0 + i < OH)) | EVEN_HW)
+            kl.store(base + i * syh + j * syw, y.to(Y.dtype.element_ty), mask=inside)
+
+
+def conv3x3_winograd(
+    x: Array, sx: tuple[int, int, int, int], pad: tuple[int, int], weight: Array,
+    weight_strides: tuple[int, int, int, int], bias: Array | None, y: Array,
+    shape: tuple[int, int, int, int, int], sy: tuple[int, int, int, int], activation: str,
+) -> Array:  # fmt: skip
+    """``y = act(conv3x3(x) + bias)`` with stride 1. ``x`` has element strides ``sx`` in
+    ``(n, c, h, w)`` order and is padded by ``pad``; ``weight`` is 3x3 with element strides
+    ``(oc, c, kh, kw)``; ``shape = (N, C, OC, OH, OW)``; ``sy`` the output's ``(n, c, h, w)``
+    element strides."""
+    from kdsl.ops.conv import pad_nhwc_kernel  # conv.py imports this module
+
+    nb, c, oc, oh, ow = shape
+    th, tw = kdsl.cdiv(oh, TILE), kdsl.cdiv(ow, TILE)
+    t = nb * th * tw
+    # every 6x6 input tile whole inside the padded copy: zeros past the image, no masks
+    hp, wp = TILE * th + 2, TILE * tw + 2
+    h, w = oh + 2 - 2 * pad[0], ow + 2 - 2 * pad[1]
+    bc = max(16, min(64, kdsl.next_power_of_2(c)))
+    xp = empty((nb, hp, wp, c), np.float32, x)
+    launch(pad_nhwc_kernel, (kdsl.cdiv(wp, 16), nb * hp), x, xp, c, h, w, hp, wp, pad[0], pad[1], *sx,
+           BLOCK_W=16, BLOCK_C=bc)  # fmt: skip
+    bc, bn = _divisor_block(c), _divisor_block(oc)
+    bt = tw & -tw if tw & -tw <= 16 else 16  # the largest power of two <= 16 dividing tw: no tile mask
+    u = empty((36, c, oc), np.float32, x)
+    launch(winograd_filter_kernel, (kdsl.cdiv(c, bc), kdsl.cdiv(oc, bn)), weight, u, c, oc, *weight_strides,
+           BLOCK_C=bc, BLOCK_N=bn)  # fmt: skip
+    v = empty((36, t, c), np.float32, x)
+    launch(winograd_input_kernel, (kdsl.cdiv(tw, bt), nb * th, kdsl.cdiv(c, bc)), xp, v, c, hp, wp, th, tw, t,
+           BLOCK_T=bt, BLOCK_C=bc, EVEN_T=tw % bt == 0, EVEN_C=c % bc == 0)  # fmt: skip
+    m = matmul(v, u)
+    launch(winograd_output_kernel, (kdsl.cdiv(tw, bt), nb * th, kdsl.cdiv(oc, bn)), m,
+           bias if bias is not None else y, y, oc, oh, ow, th, tw, t, *sy, BLOCK_T=bt, BLOCK_N=bn,
+           EVEN_T=tw % bt == 0, EVEN_N=oc % bn == 0, EVEN_HW=oh % TILE == 0 and ow % TILE == 0,
+           HAS_BIAS=bias is not None, ACTIVATION=activation)  # fmt: skip
+    return y
+
+
+def _divisor_block(n: int, hi: int = 64) -> int:
+    """The largest power of two <= ``hi`` dividing ``n`` when that is 16 or more (blocks that tile
+    ``n`` exactly need no masks, so they vectorise), else ``n`` rounded up to a power of two
+    (capped at ``hi``; masked)."""
+    b = hi
+    while b >= 16:
+        if n % b == 0:
+            return b
+        b //= 2
+    return pow2(n, lo=1, hi=hi)
+
+
+def winograd_applies(kh: int, kw: int, stride: tuple[int, int], dilation: tuple[int, int], c: int, oc: int) -> bool:
+    """Whether :func:`kdsl.ops.conv2d` takes the Winograd path by default: 3x3, stride 1, no
+    dilation, and channels enough for the 36 matmuls to be worth their transforms (16+)."""
+    return (kh, kw) == (3, 3) and stride == (1, 1) and dilation == (1, 1) and min(c, oc) >= 16
+
+
+__all__: list[Any] = ["conv3x3_winograd", "winograd_applies"]
