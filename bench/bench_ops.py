@@ -14,7 +14,9 @@ head dim 64, 8 heads, fp32) faster than torch's ``scaled_dot_product_attention``
 without torch), and conv2d (3x3, 64 -> 64 channels, 56x56, batch 8, padding 1, fp32) >= 0.8x
 torch's ``conv2d`` in the same memory format (NHWC against torch's channels_last). torch runs with
 two threads (the machine's cores), never at the same time as a kdsl kernel. kdsl, numpy and torch
-are timed in turns (:data:`ROUNDS` rounds, medians), as ``bench/README.md`` asks.
+are timed in turns (:data:`ROUNDS` rounds, medians), as ``bench/README.md`` asks. conv2d's
+GFLOP/s count the direct convolution's multiply-adds: Winograd (kdsl's and oneDNN's, behind torch)
+does 4x fewer multiplications, so that figure can exceed the FMA peak.
 """
 
 from __future__ import annotations
