@@ -88,7 +88,9 @@ def test_layout_from_options_targets() -> None:
     assert Layout.from_options(1, ()).vector_width == 1
     assert Layout.from_options(1, (), target="opencl").vector_width == 16
     lay = Layout.from_options(1, (("lower.dot_block_m", 4), ("lower.vector_width", 8)), target="opencl")
-    assert (lay.dot_block_m, lay.vector_width, lay.dot_block_n) == (4, 8, 32)
+    assert (lay.dot_block_m, lay.vector_width, lay.dot_block_n) == (4, 8, 64)
+    d = Layout.from_options(1, (), target="opencl")  # the cpu backend's and ops.matmul's blocking
+    assert (d.dot_block_m, d.dot_block_n) == (4, 64)
 
 
 def test_mma_golden() -> None:

@@ -8,8 +8,8 @@ one row of ``b`` (contiguous: one vector load, :mod:`.vmem`), broadcasts ``block
 panel by column panel (``j`` outer, ``i`` inner), so the ``k x block_n`` panel
 of ``b`` (32 KiB at ``k = 256``) stays in L1 while every row block uses it; when
 ``b`` is stored panel-major (:mod:`kdsl.codegen.packing`) that panel is contiguous. This is the mapping
-measured fastest on PoCL (``float16`` vectors, 8 x 32 blocks: one AVX-512
-register per accumulator, see ``/work/shared/PLATFORM.md``); PoCL does not
+measured fastest on PoCL (``float16`` vectors, one AVX-512 register per
+accumulator; 4 x 64 blocks by default, ``kdsl/lowering/layout.py``); PoCL does not
 vectorise a loop inside a work-item by itself, so the vectors must be explicit.
 """
 
