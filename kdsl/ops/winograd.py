@@ -117,21 +117,29 @@ def _row6(p, C, ok):  # type: ignore[no-untyped-def]
 
 
 @kdsl.kernel
+def _tile_block(  # type: ignore[no-untyped-def]
+    TH, TW, CH, BLOCK_T: kl.constexpr, BLOCK_C: kl.constexpr, EVEN_T: kl.constexpr, EVEN_C: kl.constexpr,
+):  # fmt: skip
+    """A program's share of the transforms: ``BLOCK_T`` tiles of one tile row ``row = n * TH + th``
+    times ``BLOCK_C`` of ``CH`` channels, so every address is affine in (tile, channel); ``EVEN_*``:
+    the blocks divide ``TW`` / ``CH``, so there is no mask and the accesses are vectors along the
+    channels. Returns ``(row, n, 4 * th, tiles, channels, mask)``."""
+    row = kl.program_id(1)
+    offs_t = kl.program_id(0) * BLOCK_T + kl.arange(0, BLOCK_T)
+    offs_c = kl.program_id(2) * BLOCK_C + kl.arange(0, BLOCK_C)
+    ok = ((offs_t[:, None] < TW) | EVEN_T) & ((offs_c[None, :] < CH) | EVEN_C)
+    return row, row // TH, (row % TH) * 4, offs_t, offs_c, ok
+
+
+@kdsl.kernel
 def winograd_input_kernel(  # type: ignore[no-untyped-def]
     Xp, V, C, HP, WP, TH, TW, T,
     BLOCK_T: kl.constexpr, BLOCK_C: kl.constexpr, EVEN_T: kl.constexpr, EVEN_C: kl.constexpr,
 ):  # fmt: skip
     # V[(xi * 6 + nu), t, c] = (B^T d B)[xi, nu], d the 6x6 tile t = (n, th, tw) of the padded NHWC
-    # input, which holds every tile whole (HP >= 4 TH + 2, WP >= 4 TW + 2: zeros past the image).
-    # A program: BLOCK_T tiles of one tile row (n, th) x BLOCK_C channels, so every address is
-    # affine in (tw, c); with EVEN_T / EVEN_C (the blocks divide TW / C) there is no mask at all
-    # and the loads and stores are vectors along c.
-    row = kl.program_id(1)  # n * TH + th
-    n = row // TH
-    h0 = (row % TH) * 4
-    offs_t = kl.program_id(0) * BLOCK_T + kl.arange(0, BLOCK_T)
-    offs_c = kl.program_id(2) * BLOCK_C + kl.arange(0, BLOCK_C)
-    ok = ((offs_t[:, None] < TW) | EVEN_T) & ((offs_c[None, :] < C) | EVEN_C)
+    # input, which holds every tile whole (HP >= 4 TH + 2, WP >= 4 TW + 2: zeros past the image),
+    # so the loads need no bounds of their own.
+    row, n, h0, offs_t, offs_c, ok = _tile_block(TH, TW, C, BLOCK_T, BLOCK_C, EVEN_T, EVEN_C)
     p = Xp + ((n * HP + h0) * WP) * C + offs_t[:, None] * (4 * C) + offs_c[None, :]
     step = WP * C
     d = (
@@ -177,15 +185,9 @@ def winograd_output_kernel(  # type: ignore[no-untyped-def]
     BLOCK_T: kl.constexpr, BLOCK_N: kl.constexpr, EVEN_T: kl.constexpr, EVEN_N: kl.constexpr,
     EVEN_HW: kl.constexpr, HAS_BIAS: kl.constexpr, ACTIVATION: kl.constexpr,
 ):  # fmt: skip
-    # Y[n, oc, 4 th + i, 4 tw + j] = (A^T M A)[i, j] (+ bias, activation) for tile t = (n, th, tw);
-    # a program: BLOCK_T tiles of one tile row x BLOCK_N channels (affine addresses, as above;
-    # EVEN_HW: 4 divides OH and OW, so no tile is ragged and the stores need no mask).
-    row = kl.program_id(1)  # n * TH + th
-    n = row // TH
-    oh0 = (row % TH) * 4
-    offs_t = kl.program_id(0) * BLOCK_T + kl.arange(0, BLOCK_T)
-    offs_n = kl.program_id(2) * BLOCK_N + kl.arange(0, BLOCK_N)
-    ok = ((offs_t[:, None] < TW) | EVEN_T) & ((offs_n[None, :] < OC) | EVEN_N)
+    # Y[n, oc, 4 th + i, 4 tw + j] = (A^T M A)[i, j] (+ bias, activation) for tile t = (n, th, tw)
+    # (EVEN_HW: 4 divides OH and OW, so no tile is ragged and the stores need no mask).
+    row, n, oh0, offs_t, offs_n, ok = _tile_block(TH, TW, OC, BLOCK_T, BLOCK_N, EVEN_T, EVEN_N)
     p = M + (row * TW + offs_t[:, None]) * OC + offs_n[None, :]
     stride = T * OC
     m0 = _m6(p, 0, stride, ok)
