@@ -283,8 +283,8 @@ class MmaOp(Operation):
     dot whose accumulator tile stays alive after it (attention's score dot
     starts from the carried row offsets) would otherwise first copy that tile
     into ``c``: the micro-kernel loads its registers from ``init`` instead.
-    Row blocks are read before they are written, so ``init`` may even be ``c``. Why an op and not scalar
-    loops: the blocking (``block_m`` rows x ``block_n`` columns of ``c`` held
+    Row blocks are read before they are written, so ``init`` may even be ``c``.
+    Why an op and not scalar loops: the blocking (``block_m`` rows x ``block_n`` columns of ``c`` held
     in ``vector_width``-wide registers across the whole ``k`` loop, i-k-j
     order so the inner step is a vector FMA over contiguous columns of ``b``)
     is a register-allocation decision a renderer must be free to express with
@@ -391,7 +391,6 @@ def _check_block(op: Operation, mem: object, elem: object) -> None:
         require_int(op, v.type)
 
 
-
 # the memref operand of the ops that only write it (by op name; wi.mma: see write_only_operand)
 _WRITE_ONLY = {"wi.store": 1, "wi.vstore": 1, "wi.block_load": 0}
 
@@ -404,6 +403,7 @@ def write_only_operand(op: Operation) -> int | None:
     if isinstance(op, MmaOp):
         return 2 if op.init is not None else None
     return _WRITE_ONLY.get(op.NAME)
+
 
 WI = Dialect(
     "wi",
