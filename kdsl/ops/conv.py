@@ -242,9 +242,10 @@ def conv2d(
                KH=kh, KW=kw, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
                HAS_BIAS=bias is not None, ACTIVATION=activation)  # fmt: skip
         return y
-    fits = winograd_applies(kh, kw, (sh, sw_s), (dh, dw), c, oc)
+    fits = winograd_applies(kh, kw, (sh, sw_s), (dh, dw), c, oc, (nb, oh, ow))
     if algorithm == "winograd" and not fits:
-        raise ValueError("conv2d algorithm 'winograd' needs a 3x3 kernel, stride 1, no dilation and 16+ channels")
+        raise ValueError("conv2d algorithm 'winograd' needs a 3x3 kernel, stride 1, no dilation, 16+ channels "
+                         "and transformed arrays of fewer than 2**31 elements")  # fmt: skip
     if algorithm == "winograd" or (algorithm == "auto" and fits and _backend_of(x) in _MAX_BLOCKS):
         return conv3x3_winograd(x, sx, (ph, pw), weight, sw, bias, y, (nb, c, oc, oh, ow), sy, activation)
     # Implicit GEMM over a zero-padded NHWC copy of x: a kernel row (kw, c) is then one contiguous

@@ -268,10 +268,17 @@ def _divisor_block(n: int, hi: int = 64) -> int:
     return pow2(n, lo=1, hi=hi)
 
 
-def winograd_applies(kh: int, kw: int, stride: tuple[int, int], dilation: tuple[int, int], c: int, oc: int) -> bool:
-    """Whether :func:`kdsl.ops.conv2d` takes the Winograd path by default: 3x3, stride 1, no
-    dilation, and channels enough for the 36 matmuls to be worth their transforms (16+)."""
-    return (kh, kw) == (3, 3) and stride == (1, 1) and dilation == (1, 1) and min(c, oc) >= 16
+def winograd_applies(
+    kh: int, kw: int, stride: tuple[int, int], dilation: tuple[int, int], c: int, oc: int, out: tuple[int, int, int],
+) -> bool:  # fmt: skip
+    """Whether :func:`kdsl.ops.conv2d` may take the Winograd path: 3x3, stride 1, no dilation,
+    channels enough for the 36 matmuls to be worth their transforms (16+), and transformed arrays
+    (36 x tiles x channels, ``out = (N, OH, OW)``) whose element offsets fit the kernels' int32
+    index arithmetic."""
+    nb, oh, ow = out
+    tiles = nb * -(-oh // TILE) * -(-ow // TILE)
+    small = 36 * tiles * max(c, oc) < 2**31
+    return (kh, kw) == (3, 3) and stride == (1, 1) and dilation == (1, 1) and min(c, oc) >= 16 and small
 
 
 __all__: list[Any] = ["conv3x3_winograd", "winograd_applies"]

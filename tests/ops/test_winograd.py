@@ -101,6 +101,14 @@ def test_bad_algorithm_requests() -> None:
         ops.conv2d(x, np.zeros((16, 16, 5, 5), np.float32), algorithm="winograd")
 
 
+def test_winograd_only_where_int32_offsets_suffice() -> None:
+    from kdsl.ops.winograd import winograd_applies
+
+    assert winograd_applies(3, 3, (1, 1), (1, 1), 64, 64, (8, 56, 56))
+    # 36 x (512 * 56 * 56 / 16 tiles) x 1024 channels > 2**31: direct convolution
+    assert not winograd_applies(3, 3, (1, 1), (1, 1), 1024, 64, (512, 56, 56))
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     n=st.integers(1, 2), c=st.integers(16, 24), h=st.integers(1, 11), w=st.integers(1, 11),
