@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 import kdsl
+from kdsl.runtime.backends import current_backend_name
 from kdsl.runtime.device_array import DeviceArray
 from kdsl.runtime.jit import KernelFunction
 
@@ -31,6 +32,11 @@ Array = Any  # np.ndarray | kdsl.DeviceArray (kept loose: both quack alike for t
 
 def is_device(a: Array) -> bool:
     return isinstance(a, DeviceArray)
+
+
+def backend_of(like: Array) -> str:
+    """The backend an op on ``like`` runs on: a device array's own, else the current one."""
+    return like.backend if isinstance(like, DeviceArray) else current_backend_name()
 
 
 def empty(shape: tuple[int, ...], dtype: Any, like: Array) -> Array:

@@ -40,8 +40,7 @@ import numpy as np
 import kdsl
 import kdsl.language as kl
 from kdsl.errors import CompilationError
-from kdsl.ops._common import Array, empty, is_device, launch, pow2, strides
-from kdsl.runtime.backends import current_backend_name
+from kdsl.ops._common import Array, backend_of, empty, launch, pow2, strides
 
 # A row's probabilities are taken against a reference that may lag its running max: the block is
 # redone with a raised reference only when a row's sum of probabilities exceeds this (2**8), so
@@ -263,7 +262,7 @@ def attention(
     (sob, soh, sos) = (so[0], so[1], so[2]) if layout == "bhsd" else (so[0], d, so[1])
     scale = 1.0 / math.sqrt(d) if sm_scale is None else sm_scale
     bd = pow2(d, lo=16)
-    if _backend_of(q) not in _MAX_BLOCKS:
+    if backend_of(q) not in _MAX_BLOCKS:
         return _attention_gather(q, k, v, o, causal, scale, nh, sq, sk, d,
                                  (sqb, sqh, sqs, skb, skh, sks, sob, soh, sos), blocks)  # fmt: skip
     # K^T, contiguous per (batch, head): one pass over K instead of a gathered transpose per query block.
@@ -295,10 +294,6 @@ _MAX_BLOCKS = {"opencl": (128, 64), "cpu": (128, 64)}
 _DEFAULT_MAX_BLOCKS = (32, 32)
 
 
-def _backend_of(like: Array) -> str:
-    return like.backend if is_device(like) else current_backend_name()
-
-
 def _attention_gather(
     q: Array, k: Array, v: Array, o: Array, causal: bool, scale: float, nh: int, sq: int, sk: int, d: int,
     st: tuple[int, ...], blocks: tuple[int, int] | None,
@@ -321,7 +316,7 @@ def _attention_gather(
 def default_blocks(sq: int, sk: int, like: Array) -> tuple[int, int]:
     """``(BLOCK_M, BLOCK_N)``: the sequence lengths rounded up to powers of two, at least 16, at most
     the backend's maximum (:data:`_MAX_BLOCKS`)."""
-    hm, hn = _MAX_BLOCKS.get(_backend_of(like), _DEFAULT_MAX_BLOCKS)
+    hm, hn = _MAX_BLOCKS.get(backend_of(like), _DEFAULT_MAX_BLOCKS)
     return pow2(sq, lo=16, hi=hm), pow2(sk, lo=16, hi=hn)
 
 

@@ -37,10 +37,10 @@ import numpy as np
 
 import kdsl
 import kdsl.language as kl
-from kdsl.ops._common import Array, empty, is_device, launch, pow2, strides
+from kdsl.ops._common import Array, backend_of, empty, launch, pow2, strides
 from kdsl.ops.elementwise import activate, activation_ref
+from kdsl.ops.matmul import MMA_BACKENDS
 from kdsl.ops.winograd import conv3x3_winograd, winograd_applies
-from kdsl.runtime.backends import current_backend_name
 
 
 @kdsl.kernel
@@ -232,9 +232,13 @@ def conv2d(
     if m <= 0 or oc == 0:
         return y
     _, sy = _nchw(y, layout)
+    fits = winograd_applies(kh, kw, (sh, sw_s), (dh, dw), c, oc, (nb, oh, ow))
+    if algorithm == "winograd" and not fits:
+        raise ValueError("conv2d algorithm 'winograd' needs a 3x3 kernel, stride 1, no dilation, 16+ channels "
+                         "and transformed arrays of fewer than 2**31 elements")  # fmt: skip
+    if algorithm == "winograd" or (algorithm == "auto" and fits and backend_of(x) in MMA_BACKENDS):
+        return conv3x3_winograd(x, sx, (ph, pw), weight, sw, bias, y, (nb, c, oc, oh, ow), sy, activation)
     if (dh, dw) != (1, 1):
-        if algorithm == "winograd":
-            raise ValueError("conv2d algorithm 'winograd' needs a 3x3 kernel, stride 1, no dilation and 16+ channels")
         bm, bn, bk = blocks or (pow2(m, lo=16, hi=64), pow2(oc, lo=16, hi=64), pow2(c * kh * kw, lo=16, hi=32))
         grid = (kdsl.cdiv(m, bm), kdsl.cdiv(oc, bn))
         launch(conv2d_kernel, grid, x, weight, bias if bias is not None else y, y,
@@ -242,12 +246,6 @@ def conv2d(
                KH=kh, KW=kw, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
                HAS_BIAS=bias is not None, ACTIVATION=activation)  # fmt: skip
         return y
-    fits = winograd_applies(kh, kw, (sh, sw_s), (dh, dw), c, oc, (nb, oh, ow))
-    if algorithm == "winograd" and not fits:
-        raise ValueError("conv2d algorithm 'winograd' needs a 3x3 kernel, stride 1, no dilation, 16+ channels "
-                         "and transformed arrays of fewer than 2**31 elements")  # fmt: skip
-    if algorithm == "winograd" or (algorithm == "auto" and fits and _backend_of(x) in _MAX_BLOCKS):
-        return conv3x3_winograd(x, sx, (ph, pw), weight, sw, bias, y, (nb, c, oc, oh, ow), sy, activation)
     # Implicit GEMM over a zero-padded NHWC copy of x: a kernel row (kw, c) is then one contiguous
     # run of memory, so every A tile is a plain 2-D block copy (no gathers, no padding masks).
     hp, wp = h + 2 * ph, w + 2 * pw
@@ -255,10 +253,7 @@ def conv2d(
     if layout == "NHWC" and (ph, pw) == (0, 0) and (sx[0], sx[2], sx[3], sx[1]) == nhwc:
         xp = x
     else:
-        xp = empty((nb, hp, wp, c), x.dtype, x)
-        bc = pow2(c, lo=16, hi=64)
-        launch(pad_nhwc_kernel, (kdsl.cdiv(wp, 16), nb * hp), x, xp, c, h, w, hp, wp, ph, pw, *sx,
-               BLOCK_W=16, BLOCK_C=bc)  # fmt: skip
+        xp = padded_nhwc(x, sx, (nb, c, h, w), (ph, pw), (hp, wp), x.dtype)
     wt = _weight_khwc(weight, layout, (oc, c, kh, kw), sw)
     bm, bn, bk = blocks or default_blocks(ow, oc, kw * c, x)
     grid3 = (kdsl.cdiv(ow, bm), nb * oh, kdsl.cdiv(oc, bn))
@@ -267,6 +262,21 @@ def conv2d(
            KH=kh, KW=kw, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
            HAS_BIAS=bias is not None, ACTIVATION=activation)  # fmt: skip
     return y
+
+
+def padded_nhwc(
+    x: Array, sx: tuple[int, int, int, int], size: tuple[int, int, int, int], pad: tuple[int, int],
+    out: tuple[int, int], dtype: Any,
+) -> Array:  # fmt: skip
+    """A contiguous ``(N, HP, WP, C)`` copy of ``x`` (``size = (N, C, H, W)``, element strides ``sx``
+    in that order, any layout) with ``pad`` zero rows/columns before it and zeros up to
+    ``out = (HP, WP)`` after it (:func:`pad_nhwc_kernel`)."""
+    nb, c, h, w = size
+    hp, wp = out
+    xp = empty((nb, hp, wp, c), dtype, x)
+    launch(pad_nhwc_kernel, (kdsl.cdiv(wp, 16), nb * hp), x, xp, c, h, w, hp, wp, pad[0], pad[1], *sx,
+           BLOCK_W=16, BLOCK_C=pow2(c, lo=16, hi=64))  # fmt: skip
+    return xp
 
 
 def _weight_khwc(weight: Array, layout: str, dims: tuple[int, int, int, int], sw: tuple[int, ...]) -> Array:
@@ -287,13 +297,9 @@ _MAX_BLOCKS = {"opencl": (64, 64, 64), "cpu": (64, 64, 64)}
 _DEFAULT_MAX_BLOCKS = (32, 32, 32)
 
 
-def _backend_of(like: Array) -> str:
-    return like.backend if is_device(like) else current_backend_name()
-
-
 def default_blocks(ow: int, oc: int, kwc: int, like: Array) -> tuple[int, int, int]:
     """``(BLOCK_M, BLOCK_N, BLOCK_K)`` for output rows of ``ow`` pixels, ``oc`` channels, kernel rows of ``kwc``."""
-    hm, hn, hk = _MAX_BLOCKS.get(_backend_of(like), _DEFAULT_MAX_BLOCKS)
+    hm, hn, hk = _MAX_BLOCKS.get(backend_of(like), _DEFAULT_MAX_BLOCKS)
     return pow2(ow, lo=16, hi=hm), pow2(oc, lo=16, hi=hn), pow2(kwc, lo=16, hi=hk)
 
 

@@ -27,9 +27,8 @@ import numpy as np
 
 import kdsl
 import kdsl.language as kl
-from kdsl.ops._common import Array, empty, is_device, launch, pow2, strides
+from kdsl.ops._common import Array, backend_of, empty, launch, pow2, strides
 from kdsl.ops.elementwise import ACTIVATIONS, activate, activation_ref
-from kdsl.runtime.backends import current_backend_name
 from kdsl.target import target_for
 
 
@@ -97,7 +96,7 @@ def _default_out_dtype(a: Array, b: Array, scale: Array | None) -> Any:
 # private tiles (A row-major, B packed panel-major: kdsl/codegen/packing.py). Their defaults are
 # derived from the target description (:func:`kdsl.target.target_for`) by :func:`_mma_plan`; the
 # scalar Vulkan path keeps small private arrays.
-_MMA_BACKENDS = ("opencl", "cpu")
+MMA_BACKENDS = ("opencl", "cpu")
 _DEFAULT_MAX_BLOCKS = (64, 64, 32)
 
 
@@ -132,7 +131,7 @@ def default_blocks(m: int, n: int, k: int, backend: str = "") -> tuple[int, int,
     grid would have fewer than two programs (PoCL runs work-groups on two compute units,
     the cpu backend splits the grid over two threads).
     """
-    hm, hn, hk = _mma_plan(backend)[0] if backend in _MMA_BACKENDS else _DEFAULT_MAX_BLOCKS
+    hm, hn, hk = _mma_plan(backend)[0] if backend in MMA_BACKENDS else _DEFAULT_MAX_BLOCKS
     bm, bn, bk = pow2(m, lo=16, hi=hm), pow2(n, lo=16, hi=hn), pow2(k, lo=16, hi=hk)
     while kdsl.cdiv(m, bm) * kdsl.cdiv(n, bn) < 2 and max(bm, bn) > 16:
         if bm >= bn:
@@ -144,7 +143,7 @@ def default_blocks(m: int, n: int, k: int, backend: str = "") -> tuple[int, int,
 
 def default_options(backend: str) -> dict[str, Any]:
     """Launch options the op passes on ``backend``: the micro-kernel's register blocking."""
-    return dict(_mma_plan(backend)[1]) if backend in _MMA_BACKENDS else {}
+    return dict(_mma_plan(backend)[1]) if backend in MMA_BACKENDS else {}
 
 
 def matmul(
@@ -186,7 +185,7 @@ def matmul(
     sc3 = sc if batched else (0, *sc)
     if residual is not None and strides(residual) != sc:
         raise ValueError("matmul: residual must have the output's shape and layout")
-    backend = a.backend if is_device(a) else current_backend_name()
+    backend = backend_of(a)
     bm, bn, bk = blocks or default_blocks(M, N, K, backend)
     int_acc = np.dtype(a.dtype) == np.int8 and scale is None
     grid = (kdsl.cdiv(M, bm) * kdsl.cdiv(N, bn), nb)

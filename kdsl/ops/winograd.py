@@ -32,10 +32,9 @@ import numpy as np
 
 import kdsl
 import kdsl.language as kl
-from kdsl.ops._common import Array, empty, is_device, launch, pow2
+from kdsl.ops._common import Array, backend_of, empty, launch, pow2
 from kdsl.ops.elementwise import activate
-from kdsl.ops.matmul import default_blocks, matmul
-from kdsl.runtime.backends import current_backend_name
+from kdsl.ops.matmul import MMA_BACKENDS, default_blocks, matmul
 
 TILE = 4  # output tile edge (F(4x4, 3x3)): input tiles are TILE + 2 = 6 wide
 
@@ -229,7 +228,7 @@ def conv3x3_winograd(
     ``(n, c, h, w)`` order and is padded by ``pad``; ``weight`` is 3x3 with element strides
     ``(oc, c, kh, kw)``; ``shape = (N, C, OC, OH, OW)``; ``sy`` the output's ``(n, c, h, w)``
     element strides."""
-    from kdsl.ops.conv import pad_nhwc_kernel  # conv.py imports this module
+    from kdsl.ops.conv import padded_nhwc  # conv.py imports this module
 
     nb, c, oc, oh, ow = shape
     th, tw = kdsl.cdiv(oh, TILE), kdsl.cdiv(ow, TILE)
@@ -237,10 +236,7 @@ def conv3x3_winograd(
     # every 6x6 input tile whole inside the padded copy: zeros past the image, no masks
     hp, wp = TILE * th + 2, TILE * tw + 2
     h, w = oh + 2 - 2 * pad[0], ow + 2 - 2 * pad[1]
-    bc = max(16, min(64, kdsl.next_power_of_2(c)))
-    xp = empty((nb, hp, wp, c), np.float32, x)
-    launch(pad_nhwc_kernel, (kdsl.cdiv(wp, 16), nb * hp), x, xp, c, h, w, hp, wp, pad[0], pad[1], *sx,
-           BLOCK_W=16, BLOCK_C=bc)  # fmt: skip
+    xp = padded_nhwc(x, sx, (nb, c, h, w), pad, (hp, wp), np.float32)
     bc, bn = _divisor_block(c), _divisor_block(oc)
     bt = tw & -tw if tw & -tw <= 16 else 16  # the largest power of two <= 16 dividing tw: no tile mask
     u = empty((36, c, oc), np.float32, x)
@@ -261,8 +257,8 @@ def _gemm_blocks(t: int, c: int, oc: int, like: Array) -> tuple[int, int, int] |
     """Blocks of the 36 ``t x c @ c x oc`` products on the micro-kernel backends: the matmul's
     defaults but ``BLOCK_M``, the largest power of two (32-256) padding ``t`` by at most 3 % --
     the default 256 computes 12.5 % padding rows at ``t`` = 1568 (batch 8 of 56 x 56)."""
-    backend = like.backend if is_device(like) else current_backend_name()
-    if backend not in ("opencl", "cpu"):
+    backend = backend_of(like)
+    if backend not in MMA_BACKENDS:
         return None
     _, bn, bk = default_blocks(t, oc, c, backend)
     bm = next(b for b in (256, 128, 64, 32) if kdsl.cdiv(t, b) * b <= t * 1.03 or b == 32)
