@@ -104,15 +104,15 @@ def winograd_filter_kernel(  # type: ignore[no-untyped-def]
 
 
 @kdsl.kernel
-def _row6(p, C, ok):  # type: ignore[no-untyped-def]
-    """The 6 pixels of one input row of a tile (``p``: its first pixel's channels)."""
+def _load6(p, step, ok):  # type: ignore[no-untyped-def]
+    """``p[0], p[step], ..., p[5 * step]`` as f32 (6 pixels of an input row, a row of M)."""
     return (
         kl.load(p, mask=ok, other=0.0).to(kl.float32),
-        kl.load(p + C, mask=ok, other=0.0).to(kl.float32),
-        kl.load(p + 2 * C, mask=ok, other=0.0).to(kl.float32),
-        kl.load(p + 3 * C, mask=ok, other=0.0).to(kl.float32),
-        kl.load(p + 4 * C, mask=ok, other=0.0).to(kl.float32),
-        kl.load(p + 5 * C, mask=ok, other=0.0).to(kl.float32),
+        kl.load(p + step, mask=ok, other=0.0).to(kl.float32),
+        kl.load(p + 2 * step, mask=ok, other=0.0).to(kl.float32),
+        kl.load(p + 3 * step, mask=ok, other=0.0).to(kl.float32),
+        kl.load(p + 4 * step, mask=ok, other=0.0).to(kl.float32),
+        kl.load(p + 5 * step, mask=ok, other=0.0).to(kl.float32),
     )
 
 
@@ -143,12 +143,12 @@ def winograd_input_kernel(  # type: ignore[no-untyped-def]
     p = Xp + ((n * HP + h0) * WP) * C + offs_t[:, None] * (4 * C) + offs_c[None, :]
     step = WP * C
     d = (
-        _row6(p, C, ok),
-        _row6(p + step, C, ok),
-        _row6(p + 2 * step, C, ok),
-        _row6(p + 3 * step, C, ok),
-        _row6(p + 4 * step, C, ok),
-        _row6(p + 5 * step, C, ok),
+        _load6(p, C, ok),
+        _load6(p + step, C, ok),
+        _load6(p + 2 * step, C, ok),
+        _load6(p + 3 * step, C, ok),
+        _load6(p + 4 * step, C, ok),
+        _load6(p + 5 * step, C, ok),
     )
     cols = (
         _bt6(d[0][0], d[1][0], d[2][0], d[3][0], d[4][0], d[5][0]),
@@ -166,20 +166,6 @@ def winograd_input_kernel(  # type: ignore[no-untyped-def]
 
 
 @kdsl.kernel
-def _m6(p, xi, stride, ok):  # type: ignore[no-untyped-def]
-    """Row ``xi`` of the transformed 6x6 tile: ``M[xi, 0..5]``."""
-    q = p + (xi * 6) * stride
-    return (
-        kl.load(q, mask=ok, other=0.0),
-        kl.load(q + stride, mask=ok, other=0.0),
-        kl.load(q + 2 * stride, mask=ok, other=0.0),
-        kl.load(q + 3 * stride, mask=ok, other=0.0),
-        kl.load(q + 4 * stride, mask=ok, other=0.0),
-        kl.load(q + 5 * stride, mask=ok, other=0.0),
-    )
-
-
-@kdsl.kernel
 def winograd_output_kernel(  # type: ignore[no-untyped-def]
     M, Bias, Y, OC, OH, OW, TH, TW, T, syn, syc, syh, syw,
     BLOCK_T: kl.constexpr, BLOCK_N: kl.constexpr, EVEN_T: kl.constexpr, EVEN_N: kl.constexpr,
@@ -190,12 +176,12 @@ def winograd_output_kernel(  # type: ignore[no-untyped-def]
     row, n, oh0, offs_t, offs_n, ok = _tile_block(TH, TW, OC, BLOCK_T, BLOCK_N, EVEN_T, EVEN_N)
     p = M + (row * TW + offs_t[:, None]) * OC + offs_n[None, :]
     stride = T * OC
-    m0 = _m6(p, 0, stride, ok)
-    m1 = _m6(p, 1, stride, ok)
-    m2 = _m6(p, 2, stride, ok)
-    m3 = _m6(p, 3, stride, ok)
-    m4 = _m6(p, 4, stride, ok)
-    m5 = _m6(p, 5, stride, ok)
+    m0 = _load6(p, stride, ok)  # M[0, 0..5]
+    m1 = _load6(p + 6 * stride, stride, ok)  # M[1, 0..5]
+    m2 = _load6(p + 12 * stride, stride, ok)  # M[2, 0..5]
+    m3 = _load6(p + 18 * stride, stride, ok)  # M[3, 0..5]
+    m4 = _load6(p + 24 * stride, stride, ok)  # M[4, 0..5]
+    m5 = _load6(p + 30 * stride, stride, ok)  # M[5, 0..5]
     rows = (
         _at6(m0[0], m0[1], m0[2], m0[3], m0[4], m0[5]),
         _at6(m1[0], m1[1], m1[2], m1[3], m1[4], m1[5]),
