@@ -31,12 +31,15 @@ from kdsl.frontend.values import (
     make_tensor,
     rebuild,
     static_items,
+    tree_size,
+    type_name,
     unwrap,
     wrap_static,
 )
 from kdsl.ir.core import Block, Region, Value
 from kdsl.ir.dialects.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 from kdsl.ir.types import ScalarType, Type
+from kdsl.language.aggregate import Aggregate
 
 _CONDITION_TYPES = (bool, int, type(None))
 
@@ -80,7 +83,7 @@ class ControlFlowMixin(GeneratorBase):
     def bind_results(self, names: list[str], trees: list[Any], values: list[Value]) -> None:
         pos = 0
         for name, tree in zip(names, trees):
-            n = _count(tree)
+            n = tree_size(tree)
             chunk = values[pos : pos + n]
             pos += n
             if n == 1 and chunk[0].name_hint is None:
@@ -158,7 +161,7 @@ class ControlFlowMixin(GeneratorBase):
         l1, t1 = self.flatten_in(then_block, [v1])
         l2, t2 = self.flatten_in(else_block, [v2])
         if t1 != t2 or [x.type for x in l1] != [x.type for x in l2]:
-            raise self.error(f"inconsistent return types: {_types_text(l1)} and {_types_text(l2)}", node)
+            raise self.error(f"inconsistent return types: {_value_text(v1, l1)} and {_value_text(v2, l2)}", node)
         self.yield_in(then_block, l1)
         self.yield_in(else_block, l2)
         op = self.builder.create(IfOp, [c], [x.type for x in l1], regions=[Region([then_block]), Region([else_block])])
@@ -180,10 +183,11 @@ class ControlFlowMixin(GeneratorBase):
             finally:
                 self.restore(saved)
             results.append((value, *self.flatten_in(block, [value])))
-        (_, l1, t1), (_, l2, t2) = results
+        (v1, l1, t1), (v2, l2, t2) = results
         if t1 != t2 or [x.type for x in l1] != [x.type for x in l2]:
             raise self.error(
-                f"conditional expression with a runtime condition has inconsistent types {_types_text(l1)} and {_types_text(l2)}",
+                "conditional expression with a runtime condition has inconsistent types "
+                f"{_value_text(v1, l1)} and {_value_text(v2, l2)}",
                 node,
             )
         self.yield_in(blocks[0], l1)
@@ -286,7 +290,7 @@ class ControlFlowMixin(GeneratorBase):
     def bind_block_args(self, names: list[str], trees: list[Any], args: list[Any]) -> None:
         pos = 0
         for name, tree in zip(names, trees):
-            n = _count(tree)
+            n = tree_size(tree)
             chunk = args[pos : pos + n]
             pos += n
             if n == 1:
@@ -317,14 +321,14 @@ class ControlFlowMixin(GeneratorBase):
         end_leaves, end_trees = self.flatten_in(body, [self.scope[n] for n in names])
         pos = 0
         for n, t0, t1 in zip(names, trees, end_trees):
-            k = _count(t0)
+            k = tree_size(t0)
             before = init_leaves[pos : pos + k]
-            after = end_leaves[pos : pos + _count(t1)]
+            after = end_leaves[pos : pos + tree_size(t1)]
             pos += k
             if t0 != t1 or [x.type for x in before] != [x.type for x in after]:
                 raise self.error(
-                    f"Loop-carried variable {n} has initial type {_types_text(before)} but is re-assigned to "
-                    f"{_types_text(after)} in loop; its type must stay the same",
+                    f"Loop-carried variable {n} has initial type {_value_text(live[n], before)} but is re-assigned "
+                    f"to {_value_text(self.scope[n], after)} in loop; its type must stay the same",
                     node,
                 )
         self.yield_in(body, end_leaves)
@@ -363,14 +367,10 @@ class ControlFlowMixin(GeneratorBase):
         self.bind_results(names, trees, list(op.results))
 
 
-def _count(tree: Any) -> int:
-    return 1 if tree == "leaf" else sum(_count(t) for t in tree)
-
-
 def _split(a: list[Any], b: list[Any], trees: list[Any]) -> tuple[list[list[Any]], list[list[Any]]]:
     out_a, out_b, pos = [], [], 0
     for t in trees:
-        n = _count(t)
+        n = tree_size(t)
         out_a.append(a[pos : pos + n])
         out_b.append(b[pos : pos + n])
         pos += n
@@ -389,6 +389,8 @@ def _kind(v: Any) -> str:
     if is_tensor(v):
         return str(v.type)
     raw = unwrap(v)
+    if isinstance(raw, Aggregate):
+        return type_name(raw)
     if isinstance(raw, (bool, int, float)):
         return f"constexpr {type(raw).__name__}"
     return type(raw).__name__
@@ -400,9 +402,16 @@ def _types_text(leaves: list[Any]) -> str:
     return "(" + ", ".join(str(x.type) for x in leaves) + ")"
 
 
+def _value_text(value: Any, leaves: list[Any]) -> str:
+    """An aggregate by its description (its static parts matter), anything else by its leaf types."""
+    if isinstance(unwrap(value), Aggregate):
+        return type_name(value)
+    return _types_text(leaves)
+
+
 def _mismatch(name: str, tv: Any, ev: Any, tl: list[Any] | None = None, el: list[Any] | None = None) -> str:
-    t1 = _types_text(tl) if tl else _kind(tv)
-    t2 = _types_text(el) if el else _kind(ev)
+    t1 = _value_text(tv, tl) if tl else _kind(tv)
+    t2 = _value_text(ev, el) if el else _kind(ev)
     return f"Mismatched type for {name} between then block ({t1}) and else block ({t2})"
 
 

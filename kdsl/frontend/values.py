@@ -3,17 +3,22 @@
 At compile time a Python name can hold a *runtime* value (``kl.tensor``,
 wrapping an IR ``Value``), a *compile-time* value (``kl.constexpr`` or any
 plain Python object: dtypes, modules, functions, tuples of those), or a tuple
-mixing both. Control flow only carries runtime values, so this module also
-flattens values into IR leaves and rebuilds them (``flatten``/``rebuild``).
+mixing both, or an :class:`~kdsl.language.aggregate.Aggregate` (block
+pointers, tensor descriptors). Control flow and calls between kernels only
+carry runtime values, so this module also flattens values into IR leaves and
+rebuilds them (``flatten``/``rebuild``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import Any
 
 import kdsl.language as kl
 from kdsl.ir.core import Value
 from kdsl.ir.types import Type
+from kdsl.language.aggregate import Aggregate
 
 NUMBER_TYPES = (bool, int, float)
 
@@ -39,6 +44,8 @@ def is_static(x: Any) -> bool:
         return False
     if isinstance(x, (tuple, list)):
         return all(is_static(e) for e in x)
+    if isinstance(x, Aggregate):
+        return is_static(x.aggregate_fields())
     return True
 
 
@@ -74,6 +81,8 @@ def type_name(x: Any) -> str:
     if is_tensor(x):
         return str(x.type)
     v = unwrap(x)
+    if isinstance(v, Aggregate):
+        return v.describe()
     if isinstance(v, tuple):
         return "tuple(" + ", ".join(type_name(e) for e in v) + ")"
     if isinstance(v, NUMBER_TYPES):
@@ -82,9 +91,27 @@ def type_name(x: Any) -> str:
 
 
 # --- flattening for control flow ------------------------------------------------
-# A "tree" describes the structure of a carried value: "leaf" (one IR value) or a
-# tuple of trees.
+# A "tree" describes the structure of a carried value: "leaf" (one IR value), a
+# tuple of trees, an AggregateTree, or (inside aggregates and call arguments) a
+# StaticTree holding a compile-time field that never becomes IR.
 Tree = Any
+
+
+@dataclass(frozen=True)
+class StaticTree:
+    """A compile-time field kept out of the IR (its type name keeps ``1`` and ``True`` apart)."""
+
+    kind: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class AggregateTree:
+    """An :class:`Aggregate`: its class, static part and the trees of its fields."""
+
+    cls: type[Aggregate]
+    static: Hashable
+    fields: tuple[Tree, ...]
 
 
 def carryable(x: Any) -> bool:
@@ -92,23 +119,41 @@ def carryable(x: Any) -> bool:
     if is_tensor(x) or is_number(x):
         return True
     v = unwrap(x)
+    if isinstance(v, Aggregate):
+        return True
     return isinstance(v, tuple) and len(v) > 0 and all(carryable(e) for e in v)
 
 
-def flatten(x: Any, sem: Any) -> tuple[list[Any], Tree]:
-    """Tensors of ``x`` (numbers promoted with ``sem.to_tensor``) plus its tree."""
+def flatten(x: Any, sem: Any, keep_static: bool = False) -> tuple[list[Any], Tree]:
+    """Tensors of ``x`` plus its tree.
+
+    Compile-time numbers are promoted with ``sem.to_tensor`` (Triton's rule for
+    values entering regions) unless ``keep_static``; fields of aggregates are
+    always flattened with ``keep_static``, so e.g. a stride of 1 stays a
+    constant of the block pointer instead of becoming a loop-carried value.
+    """
     if is_tensor(x):
         return [x], "leaf"
     v = unwrap(x)
+    if isinstance(v, Aggregate):
+        leaves, trees = _flatten_all(v.aggregate_fields(), sem, True)
+        return leaves, AggregateTree(type(v), v.aggregate_static(), trees)
     if isinstance(v, tuple):
-        leaves: list[Any] = []
-        trees = []
-        for e in v:
-            sub, t = flatten(e, sem)
-            leaves += sub
-            trees.append(t)
-        return leaves, tuple(trees)
+        leaves, trees = _flatten_all(v, sem, keep_static)
+        return leaves, trees
+    if keep_static:
+        return [], StaticTree(type(v).__name__, v)
     return [sem.to_tensor(x)], "leaf"
+
+
+def _flatten_all(values: tuple[Any, ...], sem: Any, keep_static: bool) -> tuple[list[Any], tuple[Tree, ...]]:
+    leaves: list[Any] = []
+    trees = []
+    for e in values:
+        sub, t = flatten(e, sem, keep_static)
+        leaves += sub
+        trees.append(t)
+    return leaves, tuple(trees)
 
 
 def rebuild(tree: Tree, handles: list[Value], sem: Any) -> Any:
@@ -116,11 +161,26 @@ def rebuild(tree: Tree, handles: list[Value], sem: Any) -> Any:
     it = iter(handles)
 
     def go(t: Tree) -> Any:
+        if isinstance(t, StaticTree):
+            return wrap_static(t.value)
+        if isinstance(t, AggregateTree):
+            return t.cls.aggregate_rebuild(t.static, tuple(go(s) for s in t.fields))
         if t == "leaf":
             return make_tensor(next(it), sem)
         return tuple(go(s) for s in t)
 
     return go(tree)
+
+
+def tree_size(tree: Tree) -> int:
+    """How many IR values a tree holds."""
+    if isinstance(tree, StaticTree):
+        return 0
+    if isinstance(tree, AggregateTree):
+        return sum(tree_size(t) for t in tree.fields)
+    if tree == "leaf":
+        return 1
+    return sum(tree_size(t) for t in tree)
 
 
 def leaf_types(leaves: list[Any]) -> list[Type]:

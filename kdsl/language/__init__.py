@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 from kdsl.language import math, random
+from kdsl.language.blockptr import (
+    advance,
+    block_pointer,
+    load_tensor_descriptor,
+    make_block_ptr,
+    make_tensor_descriptor,
+    store_tensor_descriptor,
+    tensor_descriptor,
+)
 from kdsl.language.core import (
     PropagateNan,
     bfloat16,
@@ -110,15 +119,15 @@ from kdsl.language.shape import (
 )
 
 __all__ = [
-    "PropagateNan", "abs", "arange", "argmax", "argmin", "associative_scan", "atomic_add", "atomic_and",
-    "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "broadcast",
+    "PropagateNan", "abs", "advance", "arange", "argmax", "argmin", "associative_scan", "atomic_add", "atomic_and",
+    "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "block_pointer", "broadcast",
     "broadcast_to", "builtin", "cast", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod", "cumsum",
     "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2",
     "expand_dims", "fdiv", "float16", "float32", "float64", "floor", "fma", "full", "full_like", "int1", "int8",
-    "int16", "int32", "int64", "interleave", "is_builtin", "join", "load", "log", "log2", "math", "max",
+    "int16", "int32", "int64", "interleave", "is_builtin", "join", "load", "load_tensor_descriptor", "log", "log2", "make_block_ptr", "make_tensor_descriptor", "math", "max",
     "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs", "permute",
     "pointer_type", "program_id", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "random", "range",
     "ravel", "reduce", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "split", "sqrt", "sqrt_rn",
-    "static_assert", "static_print", "static_range", "store", "sum", "tanh", "tensor", "to_tensor", "trans",
+    "static_assert", "static_print", "static_range", "store", "store_tensor_descriptor", "sum", "tanh", "tensor", "tensor_descriptor", "to_tensor", "trans",
     "uint8", "uint16", "uint32", "uint64", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]
