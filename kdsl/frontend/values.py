@@ -11,7 +11,7 @@ rebuilds them (``flatten``/``rebuild``).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,7 +156,7 @@ def _flatten_all(values: tuple[Any, ...], sem: Any, keep_static: bool) -> tuple[
     return leaves, tuple(trees)
 
 
-def rebuild(tree: Tree, handles: list[Value], sem: Any) -> Any:
+def rebuild(tree: Tree, handles: Sequence[Value], sem: Any) -> Any:
     """Inverse of :func:`flatten` over fresh IR values."""
     it = iter(handles)
 

@@ -49,7 +49,7 @@ def _pointee(base: tensor) -> ScalarType:
     return ty.pointee
 
 
-class block_pointer(Aggregate):  # noqa: N801 -- named like the other kl value classes
+class block_pointer(Aggregate):
     """What ``kl.make_block_ptr`` returns: a pointer to one ``block_shape`` block
     of a strided tensor, at ``offsets`` (i32 scalars).
 
@@ -93,7 +93,7 @@ class block_pointer(Aggregate):  # noqa: N801 -- named like the other kl value c
         return _semantic.advance(self, offsets)
 
 
-class tensor_descriptor(Aggregate):  # noqa: N801 -- Triton's name
+class tensor_descriptor(Aggregate):
     """What ``kl.make_tensor_descriptor`` returns: a strided tensor plus the
     ``block_shape`` every ``load``/``store`` through it moves.
 

@@ -9,7 +9,8 @@ Runs the greedy driver with three kinds of rewrites:
 * the one-line rules of ``kdsl.transforms.simplify`` (``x*1 -> x``, ...);
 * structured control flow: ``scf.if`` on a constant condition is replaced by
   the taken branch, ``scf.for`` with constant bounds and zero trips by its
-  initial values.
+  initial values, and an ``scf.for`` iteration value yielded unchanged by
+  its initial value (``dce`` then drops the dead slot).
 
 Replacements keep the location of the op they replace.
 """
@@ -72,8 +73,37 @@ class RemoveZeroTripFor(RewritePattern):
         return True
 
 
+class ForwardInvariantIterArgs(RewritePattern):
+    """``scf.for`` iteration argument yielded unchanged -> its init value, inside and after the loop.
+
+    Such a value equals its init on every iteration, so reading the init keeps
+    what is known about it (a constant, a kernel argument's divisibility)
+    visible in the loop. The frontend carries every leaf of a loop-carried
+    block pointer, most of which (base, shape, strides) never change.
+    """
+
+    OPS = ("scf.for",)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        body = op.regions[0].block
+        term = body.terminator
+        if term is None:
+            return False
+        changed = False
+        for i, init in enumerate(op.inits):
+            arg = body.args[i + 1]
+            if term.operands[i] is not arg:
+                continue
+            rewriter.replace_all_uses(arg, init)
+            rewriter.replace_all_uses(op.results[i], init)
+            changed = True
+        if changed:
+            rewriter.modified(op)
+        return changed
+
+
 def canonicalization_patterns() -> list[RewritePattern]:
-    return [ConstantsToRight(), TableRules(), InlineConstantIf(), RemoveZeroTripFor()]
+    return [ConstantsToRight(), TableRules(), InlineConstantIf(), RemoveZeroTripFor(), ForwardInvariantIterArgs()]
 
 
 class Canonicalize(Pass):

@@ -216,7 +216,7 @@ def test_matmul_advance_in_for_loop(backend: str) -> None:
 # --- while loops, if/else merges, nested kernel functions, tuples -----------------------------------
 @kdsl.kernel
 def pick(p, which):
-    if which > 0:
+    if which > 0:  # noqa: SIM108 -- a runtime if merging two block pointers is the point
         q = kl.advance(p, (0, 8))
     else:
         q = kl.advance(p, (4, 0))
@@ -232,7 +232,7 @@ def load_pair(ptrs):
 @kdsl.kernel
 def control_flow_kernel(x_ptr, out_ptr, M, N, which, BM: kl.constexpr, BN: kl.constexpr):
     p = kl.make_block_ptr(x_ptr, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))
-    if which > 0:  # a block pointer merged by a runtime if
+    if which > 0:  # noqa: SIM108 -- a block pointer merged by a runtime if
         p = kl.advance(p, (1, 0))
     else:
         p = kl.advance(p, (0, 2))
