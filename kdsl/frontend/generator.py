@@ -98,7 +98,7 @@ class FunctionGenerator(StmtMixin, ExprMixin, CallMixin, ControlFlowMixin):
             "arg_names": tuple(arg_names),
         }
         if self.is_kernel:
-            attrs["divisibility"] = tuple(s.divisibility for s in runtime)
+            attrs["divisibility"] = tuple(d for s in runtime for d in s.arg_divisibility)
             attrs["kernel"] = True
         op = FuncOp([], [], attrs, [Region([body])], loc=self.loc(tree))
         return FuncInfo(self.name, tuple(t.type for t in leaves), ret_tree, op)

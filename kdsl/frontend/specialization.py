@@ -28,6 +28,7 @@ class ParamSpec:
     divisibility: int = 1
     tree: Any = None  # a structured value (tuple/aggregate, see frontend.values): its tree ...
     leaf_types: tuple[Type, ...] = ()  # ... and the types of its runtime leaves
+    leaf_divisibility: tuple[int, ...] = ()  # per leaf, for kernel entry points (default 1)
 
     @staticmethod
     def const(name: str, value: Any) -> ParamSpec:
@@ -38,9 +39,17 @@ class ParamSpec:
         return ParamSpec(name, False, type=type, divisibility=divisibility)
 
     @staticmethod
-    def structured(name: str, tree: Any, leaf_types: tuple[Type, ...]) -> ParamSpec:
+    def structured(name: str, tree: Any, leaf_types: tuple[Type, ...],
+                   leaf_divisibility: tuple[int, ...] = ()) -> ParamSpec:
         """A tuple or aggregate mixing runtime leaves and compile-time parts."""
-        return ParamSpec(name, False, tree=tree, leaf_types=leaf_types)
+        return ParamSpec(name, False, tree=tree, leaf_types=leaf_types, leaf_divisibility=leaf_divisibility)
+
+    @property
+    def arg_divisibility(self) -> tuple[int, ...]:
+        """The known divisor of each IR argument (see :attr:`arg_types`)."""
+        if self.tree is not None:
+            return self.leaf_divisibility or (1,) * len(self.leaf_types)
+        return () if self.is_const else (self.divisibility,)
 
     @property
     def arg_types(self) -> tuple[Type, ...]:
@@ -57,7 +66,7 @@ class ParamSpec:
         if self.is_const:
             return ("c", type(self.value).__name__, _hashable(self.value))
         if self.tree is not None:
-            return ("s", _hashable(self.tree), self.leaf_types)
+            return ("s", _hashable(self.tree), self.leaf_types, self.leaf_divisibility)
         return ("v", self.type, self.divisibility)
 
 

@@ -106,6 +106,13 @@ class StaticTree:
 
 
 @dataclass(frozen=True)
+class ListTree:
+    """A list (only in call arguments and aggregates: lists are compile-time containers)."""
+
+    items: tuple[Tree, ...]
+
+
+@dataclass(frozen=True)
 class AggregateTree:
     """An :class:`Aggregate`: its class, static part and the trees of its fields."""
 
@@ -141,6 +148,9 @@ def flatten(x: Any, sem: Any, keep_static: bool = False) -> tuple[list[Any], Tre
     if isinstance(v, tuple):
         leaves, trees = _flatten_all(v, sem, keep_static)
         return leaves, trees
+    if isinstance(v, list) and keep_static and not is_static(v):
+        leaves, trees = _flatten_all(tuple(v), sem, keep_static)
+        return leaves, ListTree(trees)
     if keep_static:
         return [], StaticTree(type(v).__name__, v)
     return [sem.to_tensor(x)], "leaf"
@@ -165,6 +175,8 @@ def rebuild(tree: Tree, handles: Sequence[Value], sem: Any) -> Any:
             return wrap_static(t.value)
         if isinstance(t, AggregateTree):
             return t.cls.aggregate_rebuild(t.static, tuple(go(s) for s in t.fields))
+        if isinstance(t, ListTree):
+            return [go(s) for s in t.items]
         if t == "leaf":
             return make_tensor(next(it), sem)
         return tuple(go(s) for s in t)
@@ -178,6 +190,8 @@ def tree_size(tree: Tree) -> int:
         return 0
     if isinstance(tree, AggregateTree):
         return sum(tree_size(t) for t in tree.fields)
+    if isinstance(tree, ListTree):
+        return sum(tree_size(t) for t in tree.items)
     if tree == "leaf":
         return 1
     return sum(tree_size(t) for t in tree)

@@ -21,6 +21,7 @@ import pytest
 import kdsl
 import kdsl.language as kl
 from kdsl.errors import CompilationError
+from kdsl.tools.tensor_descriptor import TensorDescriptor
 
 from ._util import line_of, source_line
 
@@ -303,6 +304,51 @@ def test_tensor_descriptor_nan_padding(backend: str) -> None:
     out = np.zeros((4, 8), np.float32)
     descriptor_pad_kernel[(1,)](x, out, M, N, BM=4, BN=8)
     np.testing.assert_array_equal(out, _ref_tile(x, (M, N), (M - 3, -2), (4, 8), (0, 1), np.nan))
+
+
+# --- host-side descriptors (triton.tools.tensor_descriptor.TensorDescriptor) -------------------------
+@kdsl.kernel
+def _maybe_make_tensor_desc(desc_or_ptr, shape, strides, block_shape):
+    # Triton's tutorial 06 helper: a host descriptor passes through, a pointer gets one.
+    if isinstance(desc_or_ptr, kl.tensor_descriptor):
+        return desc_or_ptr
+    else:
+        return kl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)
+
+
+@kdsl.kernel
+def host_descriptor_kernel(x_desc, y_ptr, M, N, BM: kl.constexpr, BN: kl.constexpr):
+    x_desc = _maybe_make_tensor_desc(x_desc, [M, N], [N, 1], [BM, BN])
+    y_desc = _maybe_make_tensor_desc(y_ptr, [M, N], [N, 1], [BM, BN])
+    om = kl.program_id(0) * BM
+    on = kl.program_id(1) * BN
+    y_desc.store([om, on], x_desc.load([om, on]) * 3)
+
+
+def test_host_tensor_descriptor(backend: str) -> None:
+    M, N = 13, 19
+    x = np.arange(M * N, dtype=np.float32).reshape(M, N)
+    for _ in range(2):  # the second launch takes the fast path
+        y = np.zeros_like(x)
+        host_descriptor_kernel[(2, 2)](TensorDescriptor.from_tensor(x, [8, 16]), y, M, N, BM=8, BN=16)
+        np.testing.assert_array_equal(y, x * 3)
+    # a transposed view: strides (1, 20), no unit last stride
+    base = np.arange(12 * 20, dtype=np.float32).reshape(12, 20)
+    y = np.zeros((20, 12), np.float32)
+    host_descriptor_kernel[(3, 1)](TensorDescriptor(base, [20, 12], [1, 20], [8, 16]), y, 20, 12, BM=8, BN=16)
+    np.testing.assert_array_equal(y, base.T * 3)
+    # a device array as the base
+    d = kdsl.tensor(x)
+    y = np.zeros_like(x)
+    host_descriptor_kernel[(2, 2)](TensorDescriptor.from_tensor(d, [8, 16]), y, M, N, BM=8, BN=16)
+    np.testing.assert_array_equal(y, x * 3)
+
+
+def test_host_tensor_descriptor_checks_its_fields() -> None:
+    with pytest.raises(ValueError, match="same"):
+        TensorDescriptor(np.zeros(4, np.float32), [4], [1, 1], [4])
+    with pytest.raises(ValueError, match="powers of 2"):
+        TensorDescriptor(np.zeros(4, np.float32), [4], [1], [3])
 
 
 # --- errors name the kernel's line ---------------------------------------------------------------
