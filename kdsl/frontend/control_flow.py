@@ -26,6 +26,8 @@ from kdsl.frontend.early_return import contains_return, first_return
 from kdsl.frontend.values import (
     carryable,
     flatten,
+    flatten_as,
+    generalize,
     is_static,
     is_tensor,
     make_tensor,
@@ -63,19 +65,36 @@ class ControlFlowMixin(GeneratorBase):
             )
         return bool(raw)
 
-    def flatten_in(self, block: Block, values: list[Any]) -> tuple[list[Any], list[Any]]:
-        """Flatten ``values`` with any promotions emitted at the end of ``block``."""
+    def flatten_in(self, block: Block, values: list[Any], as_trees: list[Any] | None = None) -> tuple[list[Any], list[Any]]:
+        """Flatten ``values`` (laid out as ``as_trees`` if given) with any promotions
+        emitted at the end of ``block``."""
         saved = self.in_block(block)
         try:
             leaves: list[Any] = []
             trees: list[Any] = []
-            for v in values:
+            for i, v in enumerate(values):
+                if as_trees is not None:
+                    leaves += flatten_as(v, as_trees[i], self.sem)
+                    trees.append(as_trees[i])
+                    continue
                 sub, tree = flatten(v, self.sem)
                 leaves += sub
                 trees.append(tree)
             return leaves, trees
         finally:
             self.restore(saved)
+
+    def flatten_branches(self, blocks: tuple[Block, Block], a: list[Any], b: list[Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+        """Flatten the two branches' values of an ``if``; where only compile-time
+        fields differ (e.g. a block pointer's shape), both take the general tree."""
+        la, ta = self.flatten_in(blocks[0], a)
+        lb, tb = self.flatten_in(blocks[1], b)
+        if ta == tb:
+            return la, ta, lb, tb
+        merged = [generalize(x, y) for x, y in zip(ta, tb)]
+        la, ta = self.flatten_in(blocks[0], a, [m if m is not None else x for m, x in zip(merged, ta)])
+        lb, tb = self.flatten_in(blocks[1], b, [m if m is not None else y for m, y in zip(merged, tb)])
+        return la, ta, lb, tb
 
     def yield_in(self, block: Block, leaves: list[Any]) -> None:
         block.append(YieldOp([t.handle for t in leaves], [], loc=self.builder.loc))
@@ -131,8 +150,9 @@ class ControlFlowMixin(GeneratorBase):
                 carried.append(n)
             else:
                 raise self.error(_mismatch(n, tv, ev), node)
-        then_leaves, then_trees = self.flatten_in(then_block, [then_scope[n] for n in carried])
-        else_leaves, else_trees = self.flatten_in(else_block, [else_scope[n] for n in carried])
+        then_leaves, then_trees, else_leaves, else_trees = self.flatten_branches(
+            (then_block, else_block), [then_scope[n] for n in carried], [else_scope[n] for n in carried]
+        )
         for n, tt, et, tv, ev in zip(carried, then_trees, else_trees, *_split(then_leaves, else_leaves, then_trees)):
             if tt != et or [t.type for t in tv] != [t.type for t in ev]:
                 raise self.error(_mismatch(n, then_scope[n], else_scope[n], tv, ev), node)
@@ -158,8 +178,7 @@ class ControlFlowMixin(GeneratorBase):
             self.yield_in(else_block, [])
             self.builder.create(IfOp, [c], [], regions=[Region([then_block]), Region([else_block])])
             return Ret(None)
-        l1, t1 = self.flatten_in(then_block, [v1])
-        l2, t2 = self.flatten_in(else_block, [v2])
+        l1, t1, l2, t2 = self.flatten_branches((then_block, else_block), [v1], [v2])
         if t1 != t2 or [x.type for x in l1] != [x.type for x in l2]:
             raise self.error(f"inconsistent return types: {_value_text(v1, l1)} and {_value_text(v2, l2)}", node)
         self.yield_in(then_block, l1)
@@ -175,15 +194,15 @@ class ControlFlowMixin(GeneratorBase):
             return kl.where(cond, self.visit(node.body), self.visit(node.orelse), _semantic=self.sem)
         c = self.cond_handle(cond, node.test, "a conditional expression")
         blocks = (Block(), Block())
-        results = []
+        values = []
         for block, expr in zip(blocks, (node.body, node.orelse)):
             saved = self.in_block(block)
             try:
-                value = self.visit(expr)
+                values.append(self.visit(expr))
             finally:
                 self.restore(saved)
-            results.append((value, *self.flatten_in(block, [value])))
-        (v1, l1, t1), (v2, l2, t2) = results
+        v1, v2 = values
+        l1, t1, l2, t2 = self.flatten_branches(blocks, [v1], [v2])
         if t1 != t2 or [x.type for x in l1] != [x.type for x in l2]:
             raise self.error(
                 "conditional expression with a runtime condition has inconsistent types "

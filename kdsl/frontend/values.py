@@ -184,6 +184,57 @@ def rebuild(tree: Tree, handles: Sequence[Value], sem: Any) -> Any:
     return go(tree)
 
 
+def generalize(a: Tree, b: Tree) -> Tree | None:
+    """A tree both ``a`` and ``b`` can be flattened as (see :func:`flatten_as`):
+    compile-time numbers that differ, or that are runtime on the other side,
+    become leaves. None if the structures (or aggregates' static parts) differ.
+
+    Two block pointers with compile-time shapes 16 and 32 thus merge into one
+    with a runtime shape, as Triton's (always runtime) shapes would.
+    """
+    if a == b:
+        return a
+    if isinstance(a, StaticTree) or isinstance(b, StaticTree):
+        numbers = all(not isinstance(t, StaticTree) or t.kind in ("int", "float") for t in (a, b))
+        other = b if isinstance(a, StaticTree) else a
+        return "leaf" if numbers and (other == "leaf" or isinstance(other, StaticTree)) else None
+    if isinstance(a, AggregateTree) and isinstance(b, AggregateTree):
+        if a.cls is not b.cls or a.static != b.static:
+            return None
+        fields = _generalize_all(a.fields, b.fields)
+        return None if fields is None else AggregateTree(a.cls, a.static, fields)
+    if isinstance(a, ListTree) and isinstance(b, ListTree):
+        items = _generalize_all(a.items, b.items)
+        return None if items is None else ListTree(items)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return _generalize_all(a, b)
+    return None
+
+
+def _generalize_all(a: tuple[Tree, ...], b: tuple[Tree, ...]) -> tuple[Tree, ...] | None:
+    if len(a) != len(b):
+        return None
+    out = tuple(generalize(x, y) for x, y in zip(a, b))
+    return None if any(t is None for t in out) else out
+
+
+def flatten_as(x: Any, tree: Tree, sem: Any) -> list[Any]:
+    """The leaves of ``x`` laid out as ``tree``, a :func:`generalize` of its own tree
+    (compile-time numbers where ``tree`` has a leaf become tensors)."""
+    if tree == "leaf":
+        return [x if is_tensor(x) else sem.to_tensor(x)]
+    if isinstance(tree, StaticTree):
+        return []
+    v = unwrap(x)
+    if isinstance(tree, AggregateTree):
+        pairs = zip(v.aggregate_fields(), tree.fields)
+    elif isinstance(tree, ListTree):
+        pairs = zip(v, tree.items)
+    else:
+        pairs = zip(v, tree)
+    return [leaf for e, t in pairs for leaf in flatten_as(e, t, sem)]
+
+
 def tree_size(tree: Tree) -> int:
     """How many IR values a tree holds."""
     if isinstance(tree, StaticTree):

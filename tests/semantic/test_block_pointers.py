@@ -268,6 +268,29 @@ def test_control_flow_and_calls(backend: str) -> None:
         np.testing.assert_array_equal(out, ref)
 
 
+@kdsl.kernel
+def merge_static_shapes_kernel(x_ptr, out_ptr, n, flag, B: kl.constexpr):
+    # Compile-time shapes that differ between branches (or are runtime in one) merge as runtime values.
+    if flag > 0:
+        p = kl.make_block_ptr(x_ptr, (5,), (1,), (0,), (B,), (0,))
+    else:
+        p = kl.make_block_ptr(x_ptr, (n,), (1,), (0,), (B,), (0,))
+    q = kl.make_block_ptr(x_ptr, (7,), (1,), (0,), (B,), (0,)) if flag > 0 else kl.make_block_ptr(
+        x_ptr, (3,), (1,), (0,), (B,), (0,))
+    offs = kl.arange(0, B)
+    kl.store(out_ptr + offs, kl.load(p, boundary_check=(0,)))
+    kl.store(out_ptr + B + offs, kl.load(q, boundary_check=(0,)))
+
+
+def test_if_merges_different_compile_time_shapes(backend: str) -> None:
+    x = np.arange(16, dtype=np.float32) + 1
+    for flag, (n_p, n_q) in ((2, (5, 7)), (0, (11, 3))):
+        out = np.zeros(32, np.float32)
+        merge_static_shapes_kernel[(1,)](x, out, 11, flag, B=16)
+        np.testing.assert_array_equal(out[:16], np.where(np.arange(16) < n_p, x, 0))
+        np.testing.assert_array_equal(out[16:], np.where(np.arange(16) < n_q, x, 0))
+
+
 # --- tensor descriptors -------------------------------------------------------------------------
 @kdsl.kernel
 def descriptor_kernel(x_ptr, y_ptr, M, N, BM: kl.constexpr, BN: kl.constexpr):
