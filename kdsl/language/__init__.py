@@ -52,6 +52,7 @@ from kdsl.language.math import (
     fdiv,
     floor,
     fma,
+    inline_asm_elementwise,
     log,
     log2,
     maximum,
@@ -67,6 +68,7 @@ from kdsl.language.math import (
     where,
 )
 from kdsl.language.memory import (
+    assume,
     atomic_add,
     atomic_and,
     atomic_cas,
@@ -89,6 +91,7 @@ from kdsl.language.reduction import (
     cumprod,
     cumsum,
     dot,
+    dot_scaled,
     max,
     min,
     reduce,
@@ -110,11 +113,12 @@ from kdsl.language.shape import (
 )
 
 __all__ = [
-    "PropagateNan", "abs", "arange", "argmax", "argmin", "associative_scan", "atomic_add", "atomic_and",
+    "PropagateNan", "abs", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add", "atomic_and",
     "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "broadcast",
     "broadcast_to", "builtin", "cast", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod", "cumsum",
-    "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2",
-    "expand_dims", "fdiv", "float16", "float32", "float64", "floor", "fma", "full", "full_like", "int1", "int8",
+    "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2",
+    "expand_dims", "fdiv", "float16", "float32", "float64", "floor", "fma", "full", "full_like",
+    "inline_asm_elementwise", "int1", "int8",
     "int16", "int32", "int64", "interleave", "is_builtin", "join", "load", "log", "log2", "math", "max",
     "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs", "permute",
     "pointer_type", "program_id", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "random", "range",
