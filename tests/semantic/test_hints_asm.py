@@ -1,5 +1,6 @@
-"""``kl.assume`` (a promise kdsl checks and accepts) and ``kl.inline_asm_elementwise`` (GPU
-assembly, which kdsl's targets cannot run: a compile error naming the line)."""
+"""``kl.assume`` (a promise kdsl checks and accepts), ``kl.inline_asm_elementwise`` (GPU
+assembly, which kdsl's targets cannot run: a compile error naming the line) and the ``kl``
+functions Triton also makes tensor members."""
 
 from __future__ import annotations
 
@@ -58,3 +59,31 @@ def test_compile_errors_name_the_line(kernel: kdsl.KernelFunction, dtype: type, 
     text = str(info.value)
     assert words in text
     assert f"{FILE}:{line_of(__file__, 'MARK: ' + marker)}" in text
+
+
+@kdsl.kernel
+def members_kernel(x_ptr, y_ptr, out_ptr):
+    offs = kl.arange(0, 16)
+    x = kl.load(x_ptr + offs)
+    y = kl.load(y_ptr + offs)
+    i = offs.cast(kl.int32)
+    kl.store(out_ptr + offs, x.sigmoid())
+    kl.store(out_ptr + 16 + offs, x.softmax())
+    kl.store(out_ptr + 32 + offs, x.fdiv(y))
+    kl.store(out_ptr + 48 + offs, x.div_rn(y))
+    kl.store(out_ptr + 64 + offs, x.fma(y, 1.0))
+    kl.store(out_ptr + 80 + offs, i.cdiv(3).to(kl.float32))
+    kl.store(out_ptr + 96 + offs, x.interleave(y).reshape(2, 16).sum(0) + x.join(y).sum(1))
+
+
+def test_triton_member_functions(backend: str) -> None:
+    # Triton makes these kl functions tensor members too (x.sigmoid(), x.cdiv(3), ...)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(16).astype(np.float32)
+    y = (rng.random(16) + 0.5).astype(np.float32)
+    out = np.zeros(112, np.float32)
+    members_kernel[(1,)](x, y, out)
+    e = np.exp(x - x.max())
+    want = [1 / (1 + np.exp(-x)), e / e.sum(), x / y, x / y, x * y + 1, -(-np.arange(16) // 3),
+            np.stack([x, y], 1).reshape(2, 16).sum(0) + x + y]
+    np.testing.assert_allclose(out.reshape(7, 16), np.array(want, np.float32), rtol=2e-6, atol=1e-6)
