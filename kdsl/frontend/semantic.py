@@ -11,7 +11,9 @@ focused classes, one per concern:
 * :mod:`semantic_arith`  -- operators with Triton's promotion;
 * :mod:`semantic_math`   -- math functions, min/max, ``where``;
 * :mod:`semantic_memory` -- program ids, load/store, atomics, hints, debug;
-* :mod:`semantic_reduce` -- reductions, scans, ``dot``.
+* :mod:`semantic_reduce` -- reductions, scans, ``dot``;
+* :mod:`semantic_indexing` -- gather, histogram, sort/topk, flip, cat, swizzle2d
+  (sorting networks in :mod:`semantic_sort`).
 
 Every user error raises :class:`kdsl.errors.CompilationError` at
 ``builder.loc`` (the visitor sets it before each expression).
@@ -20,10 +22,10 @@ Every user error raises :class:`kdsl.errors.CompilationError` at
 from __future__ import annotations
 
 from kdsl.frontend.semantic_base import CallFunction, is_py_scalar, unwrap
-from kdsl.frontend.semantic_reduce import ReduceSemantic
+from kdsl.frontend.semantic_indexing import IndexingSemantic
 
 
-class Semantic(ReduceSemantic):
+class Semantic(IndexingSemantic):
     """``Semantic(builder, call_function=None)``.
 
     ``call_function(fn, args)`` is supplied by the visitor: it emits a call of
