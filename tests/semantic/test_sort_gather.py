@@ -42,11 +42,11 @@ def sort_keys(a: np.ndarray) -> np.ndarray:
     if a.dtype.kind in "iu":
         return a.astype(np.int64) if a.dtype.kind == "i" else a.astype(np.uint64)
     w = a.dtype.itemsize * 8
-    s = a.view(f"i{a.dtype.itemsize}").astype(np.int64)
-    key = np.where(s < 0, s ^ ((1 << (w - 1)) - 1), s)
+    s = a.view(f"i{w // 8}")
+    key = np.where(s < 0, s ^ np.array((1 << (w - 1)) - 1, s.dtype), s)
     mant = {16: 10, 32: 23, 64: 52}[w]
-    key = key - ((1 << mant) - 1)
-    return np.where(key < -(1 << (w - 1)), key + (1 << w), key)  # wrap to w bits
+    # subtract with wrap-around (unsigned arithmetic), back to signed
+    return (key.view(f"u{w // 8}") - np.array((1 << mant) - 1, f"u{w // 8}")).view(f"i{w // 8}")
 
 
 def sort_ref(a: np.ndarray, descending: bool, axis: int = -1) -> np.ndarray:
