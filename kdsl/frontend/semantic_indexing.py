@@ -17,6 +17,7 @@ never stored as a tile by the lowering):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kdsl.frontend.semantic_base import unwrap
@@ -128,7 +129,7 @@ class IndexingSemantic(ReduceSemantic):
             return t
         return self.permute(t, (*range(d), rank - 1, *range(d, rank - 1)))
 
-    def _network(self, t: tensor, run: Any) -> tensor:
+    def _network(self, t: tensor, run: Callable[[SortNetwork, tensor], tensor]) -> tensor:
         """Apply ``run(net, keys (M, n)) -> keys (M, n')`` to the rows of ``t``."""
         net = SortNetwork(self)
         keys, back = net.keys(t)

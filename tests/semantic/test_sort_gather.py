@@ -96,11 +96,13 @@ def rows_kernel(x, out, R: kl.constexpr, C: kl.constexpr, OP: kl.constexpr, ARG:
 
 @kdsl.kernel
 def vec_kernel(x, out, N: kl.constexpr, OP: kl.constexpr, ARG: kl.constexpr):
-    """1-D sort (ARG = descending) and flip."""
+    """1-D sort (ARG = descending), bitonic_merge and flip."""
     o = kl.arange(0, N)
     v = kl.load(x + o)
     if OP == "sort":
         kl.store(out + o, v.sort(descending=ARG))
+    elif OP == "merge":
+        kl.store(out + o, kl.bitonic_merge(v, descending=ARG))
     else:
         kl.store(out + o, v.flip())
 
@@ -192,6 +194,23 @@ def test_sort_1d_float(backend: str, descending: bool) -> None:
     out = np.zeros_like(x)
     vec_kernel[(1,)](x, out, N=16, OP="sort", ARG=descending)
     np.testing.assert_array_equal(bits(out), bits(sort_ref(x, descending)))
+
+
+@pytest.mark.parametrize(("dtype", "descending"), [(np.float16, False), (np.float64, True)])
+def test_sort_1d_half_double(backend: str, dtype: type, descending: bool) -> None:
+    x = _sort_input_f32().astype(dtype)  # the NaNs keep their signs
+    x.view(f"u{x.itemsize}")[12] |= 5  # a payload on a new NaN
+    x.view(f"u{x.itemsize}")[12] |= np.array(0x7C00 if dtype == np.float16 else 0x7FF0 << 48, f"u{x.itemsize}")
+    out = np.zeros_like(x)
+    vec_kernel[(1,)](x, out, N=16, OP="sort", ARG=descending)
+    np.testing.assert_array_equal(bits(out), bits(sort_ref(x, descending)))
+
+
+def test_bitonic_merge(backend: str) -> None:
+    x = np.concatenate([np.arange(0, 16, 2), np.arange(15, 0, -2)]).astype(np.int32)  # up, then down
+    out = np.zeros_like(x)
+    vec_kernel[(1,)](x, out, N=16, OP="merge", ARG=False)
+    np.testing.assert_array_equal(out, np.sort(x))
 
 
 def test_sort_2d_last_dim_descending_float(backend: str) -> None:
