@@ -380,8 +380,11 @@ ERRORS = [
 def test_bad_arguments_name_the_line(case: str, marker: str, message: str) -> None:
     with pytest.raises(CompilationError) as info:
         kdsl.compile_to_ir(bad_kernel, "*f32", CASE=case)
-    assert info.value.loc.line == line_of(__file__, f"MARK: {marker}")
-    assert message in str(info.value)
+    line = line_of(__file__, f"MARK: {marker}")
+    assert info.value.loc.line == line
+    text = str(info.value)
+    assert f"test_sort_gather.py:{line}:" in text  # file:line:col: error: message, then the source
+    assert message in text
 
 
 def test_several_work_items_exchange_through_local_memory(backend: str) -> None:
