@@ -40,6 +40,7 @@ from kdsl.language.creation import (
     zeros_like,
 )
 from kdsl.language.debug import debug_barrier, device_assert, device_print, static_assert, static_print
+from kdsl.language.indexing import bitonic_merge, cat, flip, gather, histogram, sort, swizzle2d, topk
 from kdsl.language.math import (
     abs,
     ceil,
@@ -114,15 +115,15 @@ from kdsl.language.shape import (
 
 __all__ = [
     "PropagateNan", "abs", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add", "atomic_and",
-    "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "broadcast",
-    "broadcast_to", "builtin", "cast", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod", "cumsum",
-    "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2",
-    "expand_dims", "fdiv", "float16", "float32", "float64", "floor", "fma", "full", "full_like",
-    "inline_asm_elementwise", "int1", "int8",
-    "int16", "int32", "int64", "interleave", "is_builtin", "join", "load", "log", "log2", "math", "max",
-    "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs", "permute",
-    "pointer_type", "program_id", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "random", "range",
-    "ravel", "reduce", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "split", "sqrt", "sqrt_rn",
-    "static_assert", "static_print", "static_range", "store", "sum", "tanh", "tensor", "to_tensor", "trans",
-    "uint8", "uint16", "uint32", "uint64", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
+    "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge",
+    "broadcast", "broadcast_to", "builtin", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod",
+    "cumsum", "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype", "erf",
+    "exp", "exp2", "expand_dims", "fdiv", "flip", "float16", "float32", "float64", "floor", "fma", "full",
+    "full_like", "gather", "histogram", "inline_asm_elementwise", "int1", "int8", "int16", "int32", "int64",
+    "interleave", "is_builtin", "join", "load", "log", "log2", "math", "max", "max_constancy", "max_contiguous",
+    "maximum", "min", "minimum", "multiple_of", "num_programs", "permute", "pointer_type", "program_id", "rand",
+    "rand4x", "randint", "randint4x", "randn", "randn4x", "random", "range", "ravel", "reduce", "reshape", "rsqrt",
+    "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn", "static_assert", "static_print",
+    "static_range", "store", "sum", "swizzle2d", "tanh", "tensor", "to_tensor", "topk", "trans", "uint8", "uint16",
+    "uint32", "uint64", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]
