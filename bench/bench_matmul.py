@@ -46,7 +46,11 @@ STAT: Callable[[list[float]], float] = statistics.median  # ``--fastest``: min (
 REPEAT_SCALE = 1  # ``--repeat-scale``: more repeats on a busy machine
 
 
+SETTLE_S = 0.3  # quiet before each measurement: OpenBLAS's threads spin for a while after a numpy call
+
+
 def seconds(fn: Callable[[], Any], repeats: int) -> float:
+    time.sleep(SETTLE_S)
     fn()
     times = []
     for _ in range(repeats * REPEAT_SCALE):

@@ -78,13 +78,19 @@ def _timer() -> Callable[[Callable[[], Any]], float]:
 # Timing rounds per case: kdsl, numpy and torch take turns (each a short median), and each
 # figure is the median over rounds, so a slow spell of the shared machine hits all of them alike.
 ROUNDS = 5
+# Pause before each timing: OpenBLAS (numpy) and OpenMP (torch) worker threads keep spinning for a
+# while after a call returns, and whatever is timed next shares the cores with them (measured:
+# kdsl's and torch's attention 15-18 % slower right after a numpy matmul than after a pause).
+SETTLE_S = 0.3
 
 
 def interleaved(timer: Callable[[Callable[[], Any]], float], fns: list[Callable[[], Any]], rounds: int) -> list[float]:
-    """Median over ``rounds`` of each function's ``timer`` figure, the functions taking turns."""
+    """Median over ``rounds`` of each function's ``timer`` figure, the functions taking turns,
+    each after :data:`SETTLE_S` of quiet."""
     samples: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for got, fn in zip(samples, fns):
+            time.sleep(SETTLE_S)
             got.append(timer(fn))
     return [statistics.median(got) for got in samples]
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from kdsl import language
 from kdsl.autotune import Config, autotune
+from kdsl.autotune.heuristics import heuristics
 from kdsl.errors import (
     BackendUnavailableError,
     CompilationError,
@@ -69,6 +70,16 @@ def compile_to_ir(kernel: KernelFunction, *args: Any, optimize: bool = False, **
     return module
 
 
+def __getattr__(name: str) -> Any:
+    """``kdsl.testing`` without an explicit import, as ``triton.testing`` after ``import triton``
+    (imported on first use: it is not needed to run kernels)."""
+    if name == "testing":
+        import importlib
+
+        return importlib.import_module("kdsl.testing")
+    raise AttributeError(f"module 'kdsl' has no attribute {name!r}")
+
+
 __all__ = [
     "BackendUnavailableError",
     "CompilationError",
@@ -89,6 +100,7 @@ __all__ = [
     "empty",
     "empty_cache",
     "empty_like",
+    "heuristics",
     "jit",
     "kernel",
     "language",

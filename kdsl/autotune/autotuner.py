@@ -19,6 +19,7 @@ for atomics and in-place updates, as in Triton).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import os
@@ -30,6 +31,8 @@ import numpy as np
 from kdsl.autotune import executor as ex
 from kdsl.autotune.config import Config
 from kdsl.autotune.database import TuningDatabase, enabled
+from kdsl.autotune.heuristics import apply as apply_heuristics
+from kdsl.autotune.heuristics import split as split_heuristics
 from kdsl.autotune.search import Evaluator, Search, default_budget, make_search
 from kdsl.autotune.space import coordinates, tunable_space
 from kdsl.errors import LaunchError
@@ -71,6 +74,7 @@ class Autotuner:
         max_repeats: int | None = None,
         passes: Sequence[Any] | None = None,
     ) -> None:
+        fn, self.heuristics = split_heuristics(fn)  # @autotune over @heuristics: applied per config
         if not isinstance(fn, KernelFunction):
             raise TypeError(f"@kdsl.autotune must decorate a @kdsl.kernel function, got {type(fn).__name__}")
         self.fn = fn
@@ -133,13 +137,25 @@ class Autotuner:
         else:
             key = self.tuning_key(named)
             cached = self.cache.get(key)
-            config = cached if cached is not None else self._tune(key, args, kwargs, named, grid, configs)
-            self.cache[key] = config
+            if cached is None:  # trials run with each config's heuristic values for these arguments
+                withheur = [self._with_heuristics(c, args, kwargs) for c in configs]
+                cached = self._tune(key, args, kwargs, named, grid, withheur)
+            config = self.cache[key] = cached
+        config = self._with_heuristics(config, args, kwargs)  # recomputed: the key may not fix them
         self.best_config = config
         meta = config.all_kwargs()
         if config.pre_hook is not None:
             config.pre_hook({**named, **meta})
         self.fn[grid](*args, **kwargs, **meta)
+
+    def _with_heuristics(self, config: Config, args: Sequence[Any], kwargs: dict[str, Any]) -> Config:
+        """``config`` with the ``@kdsl.heuristics`` values computed for it and these arguments."""
+        if not self.heuristics:
+            return config
+        given = {**kwargs, **config.all_kwargs()}
+        computed = apply_heuristics(self.heuristics, self.arg_names, args, given)
+        extra = {k: computed[k] for k in self.heuristics}
+        return dataclasses.replace(config, kwargs={**config.kwargs, **extra})
 
     def candidate_configs(self) -> list[Config]:
         if self.configs is not None:
@@ -245,7 +261,8 @@ class _Session:
         for i in indices:
             meta = self.configs[i].all_kwargs()
             try:
-                specs = self.at.fn.specialization(self.values, {k: v for k, v in meta.items() if k in self.at.arg_names})
+                given = {**dict(zip(self.value_names, self.values)), **meta}
+                specs = self.at.fn.specialization([], {k: v for k, v in given.items() if k in self.at.arg_names})
                 opts = launch_options({k: v for k, v in meta.items() if k not in self.at.arg_names},
                                       self.at.fn.__name__)
             except Exception as exc:  # bad meta-parameters or launch options (e.g. an unknown pass knob)

@@ -237,7 +237,7 @@ def _measure(spec: TrialSpec, start: float) -> TrialResult:
 
     def call() -> None:
         hooks_before()
-        kfn[spec.grid](*values, **meta)
+        kfn[spec.grid](**named, **meta)  # by name: the values need not be a positional prefix
 
     call()
     outputs = None

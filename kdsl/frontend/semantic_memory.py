@@ -149,6 +149,12 @@ class MemorySemantic(MathSemantic):
             raise self.error(f"{name} applies to integers or pointers, got {t.dtype}")
         return self.emit1(tile.HintOp, [t.handle], t.type, **{name: vals})
 
+    def assume(self, cond: Any) -> None:
+        """``kl.assume``: the condition must be a boolean (or integer, tested against zero) value."""
+        c = self.to_tensor(cond)
+        if not (c.dtype == i1 or (isinstance(c.dtype, ScalarType) and c.dtype.is_int)):
+            raise self.error(f"kl.assume expects a boolean condition, got {c.type}")
+
     # --- debugging ------------------------------------------------------------------
     def device_print(self, prefix: Any, args: tuple[Any, ...], hex: Any = False) -> None:
         p = unwrap(prefix)

@@ -170,3 +170,24 @@ def _dot(op: Operation, c: Compiler) -> OpFn:
         fr.vals[r] = total.astype(out_dtype)
 
     return run
+
+
+@register("tile.gather")
+def _gather(op: Operation, c: Compiler) -> OpFn:
+    axis = op.attributes["axis"] + 1
+    size = op.src.type.shape[op.attributes["axis"]]
+    src, index = op.operands
+    r = op.result
+
+    def run(fr: Frame) -> None:
+        x, i = fr.get(src), fr.get(index)
+        n = max(x.shape[0], i.shape[0])
+        x, i = broadcast_lead(x, n), broadcast_lead(i, n)
+        # an index is in range by its value in its own type; uint64 values
+        # >= 2**63 become negative int64 here, out of range as they should be
+        k = i.astype(np.int64)
+        ok = (k >= 0) & (k < size)
+        picked = np.take_along_axis(x, np.where(ok, k, 0), axis=axis)
+        fr.vals[r] = np.where(ok, picked, np.zeros((), dtype=picked.dtype))
+
+    return run

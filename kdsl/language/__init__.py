@@ -49,6 +49,7 @@ from kdsl.language.creation import (
     zeros_like,
 )
 from kdsl.language.debug import debug_barrier, device_assert, device_print, static_assert, static_print
+from kdsl.language.indexing import bitonic_merge, cat, flip, gather, histogram, sort, swizzle2d, topk
 from kdsl.language.math import (
     abs,
     ceil,
@@ -61,6 +62,7 @@ from kdsl.language.math import (
     fdiv,
     floor,
     fma,
+    inline_asm_elementwise,
     log,
     log2,
     maximum,
@@ -76,6 +78,7 @@ from kdsl.language.math import (
     where,
 )
 from kdsl.language.memory import (
+    assume,
     atomic_add,
     atomic_and,
     atomic_cas,
@@ -98,6 +101,7 @@ from kdsl.language.reduction import (
     cumprod,
     cumsum,
     dot,
+    dot_scaled,
     max,
     min,
     reduce,
@@ -119,15 +123,17 @@ from kdsl.language.shape import (
 )
 
 __all__ = [
-    "PropagateNan", "abs", "advance", "arange", "argmax", "argmin", "associative_scan", "atomic_add", "atomic_and",
-    "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "block_pointer", "broadcast",
-    "broadcast_to", "builtin", "cast", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod", "cumsum",
-    "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2",
-    "expand_dims", "fdiv", "float16", "float32", "float64", "floor", "fma", "full", "full_like", "int1", "int8",
-    "int16", "int32", "int64", "interleave", "is_builtin", "join", "load", "load_tensor_descriptor", "log", "log2", "make_block_ptr", "make_tensor_descriptor", "math", "max",
-    "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs", "permute",
-    "pointer_type", "program_id", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "random", "range",
-    "ravel", "reduce", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "split", "sqrt", "sqrt_rn",
-    "static_assert", "static_print", "static_range", "store", "store_tensor_descriptor", "sum", "tanh", "tensor", "tensor_descriptor", "to_tensor", "trans",
-    "uint8", "uint16", "uint32", "uint64", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
+    "PropagateNan", "abs", "advance", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add",
+    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16",
+    "bitonic_merge", "block_pointer", "broadcast", "broadcast_to", "builtin", "cast", "cat", "cdiv", "ceil", "clamp",
+    "constexpr", "cos", "cumprod", "cumsum", "debug_barrier", "device_assert", "device_print", "div_rn", "dot",
+    "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "flip", "float16", "float32", "float64",
+    "floor", "fma", "full", "full_like", "gather", "histogram", "inline_asm_elementwise", "int1", "int8", "int16",
+    "int32", "int64", "interleave", "is_builtin", "join", "load", "load_tensor_descriptor", "log", "log2",
+    "make_block_ptr", "make_tensor_descriptor", "math", "max", "max_constancy", "max_contiguous", "maximum", "min",
+    "minimum", "multiple_of", "num_programs", "permute", "pointer_type", "program_id", "rand", "rand4x", "randint",
+    "randint4x", "randn", "randn4x", "random", "range", "ravel", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
+    "softmax", "sort", "split", "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store",
+    "store_tensor_descriptor", "sum", "swizzle2d", "tanh", "tensor", "tensor_descriptor", "to_tensor", "topk",
+    "trans", "uint8", "uint16", "uint32", "uint64", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]

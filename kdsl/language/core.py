@@ -395,6 +395,11 @@ class tensor:
         return self._sem.associative_scan(self, _unwrap(axis), _unwrap(combine_fn), bool(_unwrap(reverse)))
 
 
+# Functions of ``kl`` that Triton also makes tensor members (``x.cdiv(4)``, ``x.sigmoid()``), beyond
+# the methods written out on :class:`tensor` above.
+MEMBER_FUNCTIONS = ("cast", "cdiv", "sigmoid", "softmax", "fdiv", "div_rn", "umulhi", "fma", "join", "interleave")
+
+
 def _math_method(name: str) -> Callable[[tensor], tensor]:
     def method(self: tensor) -> tensor:
         return self._sem.math_unary(name, self)
@@ -408,6 +413,23 @@ def _math_method(name: str) -> Callable[[tensor], tensor]:
 for _name in ("exp", "exp2", "log", "log2", "sqrt", "sqrt_rn", "rsqrt", "sin", "cos", "tanh", "erf", "floor",
               "ceil"):
     setattr(tensor, _name, _math_method(_name))
+
+
+def _member(name: str) -> Callable[..., Any]:
+    """``x.name(*args)`` as ``kl.name(x, *args)``: Triton makes these functions tensor members."""
+
+    def method(self: tensor, *args: Any, **kwargs: Any) -> Any:
+        import kdsl.language as kl
+
+        return getattr(kl, name)(self, *args, _semantic=self._sem, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = f"``kl.{name}(self, ...)``."
+    return method
+
+
+for _name in MEMBER_FUNCTIONS:
+    setattr(tensor, _name, _member(_name))
 
 
 def _tensor_abs(self: tensor) -> tensor:

@@ -114,3 +114,16 @@ def softmax(x: Any, dim: Any = None, keep_dims: Any = False, ieee_rounding: Any 
     num = s.math_unary("exp", z)
     den = s.reduce_sum(num, d, kd)
     return s.fdiv(num, den, bool(unwrap_constexpr(ieee_rounding)))
+
+
+@builtin
+def inline_asm_elementwise(asm: Any, constraints: Any, args: Any, dtype: Any, is_pure: Any, pack: Any,
+                           _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Triton's escape hatch to PTX/AMDGCN assembly. kdsl's targets are OpenCL C, SPIR-V and host
+    LLVM IR, none of which runs a GPU's assembly, so this is a compile error that says what to do
+    instead (every kdsl op is portable; the kernel's math should be written with them)."""
+    raise _semantic.error(
+        "kl.inline_asm_elementwise: inline assembly targets one GPU instruction set (PTX, AMDGCN); kdsl "
+        "compiles to OpenCL C, SPIR-V and CPU LLVM IR, which cannot run it. Write the operation with kl "
+        "arithmetic, math, bitcast (x.to(dtype, bitcast=True)) and where instead."
+    )

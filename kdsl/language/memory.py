@@ -75,3 +75,11 @@ def max_contiguous(input: Any, values: Any, _semantic: Semantic = NO_SEMANTIC) -
 def max_constancy(input: Any, values: Any, _semantic: Semantic = NO_SEMANTIC) -> tensor:
     """Accepted for Triton compatibility; a no-op (returns ``input``)."""
     return _semantic.to_tensor(input)
+
+
+@builtin
+def assume(cond: Any, _semantic: Semantic = NO_SEMANTIC) -> None:
+    """Promise that ``cond`` (a boolean scalar or tile) holds; kernels whose promise is false are
+    undefined, as in Triton. kdsl checks the argument and derives nothing from it: its
+    specialisation facts come from the launch arguments and ``multiple_of``/``max_contiguous``."""
+    _semantic.assume(cond)

@@ -147,3 +147,32 @@ def dot(
 
     od = f32 if _u(out_dtype) is None else out_dtype
     return _semantic.dot(input, other, acc, input_precision, allow_tf32, max_num_imprecise_acc, od)
+
+
+@builtin
+def dot_scaled(
+    lhs: Any,
+    lhs_scale: Any,
+    lhs_format: Any,
+    rhs: Any,
+    rhs_scale: Any,
+    rhs_format: Any,
+    acc: Any = None,
+    fast_math: Any = False,
+    lhs_k_pack: Any = True,
+    rhs_k_pack: Any = True,
+    out_dtype: Any = None,
+    _semantic: Semantic = NO_SEMANTIC,
+) -> tensor:
+    """Matrix product of two tiles in OCP microscaling formats, in f32 (+ ``acc``).
+
+    ``*_format``: ``"e2m1"`` (fp4, two per uint8, first element in the low nibble, packed along
+    K unless ``*_k_pack=False``), ``"e4m3"``/``"e5m2"`` (fp8 as uint8), ``"bf16"``, ``"fp16"``.
+    ``lhs_scale`` (M, K/32) and ``rhs_scale`` (N, K/32) are e8m0 exponents as uint8 (``2**(s-127)``
+    per 32 elements of K) or ``None``. Decoding and scaling are exact; the product is ``kl.dot``'s.
+    """
+    from kdsl.ir.types import f32
+
+    od = f32 if _u(out_dtype) is None else out_dtype
+    return _semantic.dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc, fast_math,
+                                lhs_k_pack, rhs_k_pack, od)

@@ -236,7 +236,7 @@ class Lowerer:
             self.local_bytes += max(size, 1) * max(item, 4)
             if self.local_bytes > self.local_limit:
                 raise CompilationError(
-                    f"opencl lowering: kernel needs {self.local_bytes} bytes of __local memory, "
+                    f"lowering: kernel needs {self.local_bytes} bytes of __local memory (work-group shared memory), "
                     f"the device has {self.local_limit} (use fewer threads or smaller tiles)",
                     self.top.loc,
                 )

@@ -2,13 +2,15 @@
 and the shape ops. None of them emits code by itself on tiles: they become
 :class:`~kdsl.lowering.reps.Lazy` expressions evaluated inside consumers'
 element loops (``broadcast``/``permute``/``join``/``split`` only remap the
-element index). Scalars are cloned as uniform scalar code.
+element index, ``gather`` remaps it by a value read from its index tile).
+Scalars are cloned as uniform scalar code.
 """
 
 from __future__ import annotations
 
 from kdsl.ir.core import Elementwise, Operation, Value
 from kdsl.ir.dialects import arith, math, tile, wi
+from kdsl.ir.types import ScalarType
 from kdsl.lowering import affine
 from kdsl.lowering.index import Index
 from kdsl.lowering.lowerer import Lowerer, lowers
@@ -184,6 +186,39 @@ def lower_split(lw: Lowerer, op: Operation) -> None:
                 lw.vals[res] = lw.elem(src, Index(lw, src_shape, dims=[lw.iconst(half)]))
             continue
         _remap(lw, res, src, idx_fn, identity=False)
+
+
+@lowers("tile.gather")
+def lower_gather(lw: Lowerer, op: Operation) -> None:
+    """Each element reads ``src`` where its index says: a foreign read, like a
+    permute whose source coordinate is data. The range check is one unsigned
+    compare (a negative index becomes a huge unsigned one); out of range reads
+    element 0 of the row and yields 0."""
+    axis = op.attributes["axis"]
+    src_shape = op.src.type.shape
+    src = lw.rep(op.src)
+    if cost_of(src) > 2:  # read at foreign indices: store it rather than recompute
+        src = lw.materialise(src)
+    ind = lw.rep(op.index)
+    ity = op.index.type.scalar
+    elem = op.result.type.scalar
+    assert isinstance(ity, ScalarType) and isinstance(elem, ScalarType)
+    wide = ScalarType("u64" if ity.bitwidth > 32 else "u32")
+    bound = lw.const(src_shape[axis], wide)
+    zero = lw.const(0.0 if elem.is_float else 0, elem)
+
+    def fn(idx: Index) -> Value:
+        k = lw.elem(ind, idx)
+        u = k if ity == wide else lw.emit(arith.CastOp, [k], wide)
+        ok = lw.emit(arith.CmpOp, [u, bound], ScalarType("i1"), {"predicate": "lt"})
+        pos = lw.emit(arith.CastOp, [u], ScalarType("i32"))
+        dims = list(idx.dims())
+        dims[axis] = lw.emit(arith.SelectOp, [ok, pos, lw.iconst(0)], ScalarType("i32"))
+        v = lw.elem(src, idx.with_dims(src_shape, dims))
+        return lw.emit(arith.SelectOp, [ok, v, zero], elem)
+
+    leaves = merge_leaves(leaves_of(src, False), leaves_of(ind, True))
+    lw.define(op.result, Lazy(op.result.type.shape, elem, fn, leaves, cost_of(src) + cost_of(ind) + 5))
 
 
 __all__ = ["ELEMENTWISE", "tile"]

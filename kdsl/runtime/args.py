@@ -27,7 +27,13 @@ from kdsl.ir.types import PointerType, ScalarType, Type, f32, i1, scalar_from_nu
 from kdsl.runtime.device_array import DeviceArray
 from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 
-LAUNCH_OPTIONS = ("num_threads", "num_warps", "num_stages", "num_ctas")
+# Launch options besides the parameters. ``num_threads`` sizes kdsl's work-groups; the rest are
+# Triton's GPU launch options, accepted so Triton launches run unchanged and without effect on
+# the result: warps/stages/CTAs/registers are GPU scheduling, ``enable_fp_fusion`` allows (never
+# requires) contracting a*b+c into an FMA and kdsl never contracts, ``launch_cooperative_grid``
+# changes nothing for kernels without grid-wide barriers (the language has none).
+LAUNCH_OPTIONS = ("num_threads", "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
+                  "launch_cooperative_grid")
 
 
 @dataclass

@@ -79,3 +79,18 @@ def matmul_kernel(a, b, c, M, N, K, BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr
         y = kl.load(b + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0)
         acc += kl.dot(x, y)
     kl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@kdsl.kernel
+def even_add_kernel(x, y, out, n, BLOCK: kl.constexpr, EVEN: kl.constexpr, TAG: kl.constexpr):
+    """``EVEN`` (a heuristic: BLOCK divides n) drops the mask; ``TAG`` is written to ``out[n]`` so
+    a test can see which value a launch got."""
+    pid = kl.program_id(0)
+    offs = pid * BLOCK + kl.arange(0, BLOCK)
+    if EVEN:
+        kl.store(out + offs, kl.load(x + offs) + kl.load(y + offs))
+    else:
+        mask = offs < n
+        kl.store(out + offs, kl.load(x + offs, mask=mask) + kl.load(y + offs, mask=mask), mask=mask)
+    if pid == 0:
+        kl.store(out + n, TAG)

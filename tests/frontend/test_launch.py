@@ -90,6 +90,10 @@ def test_int_grid_and_launch_options() -> None:
     x, y, out = _arrays(64)
     K.vector_add[2](x, y, out, 64, BLOCK=32, num_warps=4, num_stages=2, num_threads=64)
     np.testing.assert_array_equal(out, x + y)
+    out[:] = 0  # Triton's other GPU launch options are accepted and change nothing
+    K.vector_add[2](x, y, out, 64, BLOCK=32, num_ctas=1, maxnreg=128, enable_fp_fusion=False,
+                    launch_cooperative_grid=False)  # fmt: skip
+    np.testing.assert_array_equal(out, x + y)
 
 
 def test_default_arguments_apply() -> None:

@@ -432,3 +432,17 @@ wi.func @f() attributes {num_threads = 1} {
 tile.func @f(%x: f32) {
   %0 = arith.neg %x : f32
 // expected-error@+1 {{missing '}' to close the region opened at invalid.mlir:432:23}}
+
+// -----
+tile.func @f(%x: tile<4x8xf32>, %i: tile<2x4xi32>) {
+  // expected-error@+1 {{'tile.gather' op index shape (2, 4) must equal src shape (4, 8) except on axis 1}}
+  %0 = tile.gather %x, %i {axis = 1} : (tile<4x8xf32>, tile<2x4xi32>) -> tile<2x4xf32>
+  tile.return
+}
+
+// -----
+tile.func @f(%x: tile<8xf32>, %i: tile<4xf32>) {
+  // expected-error@+1 {{'tile.gather' op expects an integer type, got tile<4xf32>}}
+  %0 = tile.gather %x, %i {axis = 0} : (tile<8xf32>, tile<4xf32>) -> tile<4xf32>
+  tile.return
+}

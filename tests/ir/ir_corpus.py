@@ -227,7 +227,7 @@ def tile_module() -> ModuleOp:
     pid = k.v("tile.program_id", [], I32, {"axis": 0}, hint="pid")
     k.v("tile.program_id", [], I32, {"axis": 2}, hint="pid")
     npg = k.v("tile.num_programs", [], I32, {"axis": 1})
-    offs = k.v("tile.arange", [], tt(128, I32), {"start": 0, "end": 128}, hint="offsets")
+    offs = arange = k.v("tile.arange", [], tt(128, I32), {"start": 0, "end": 128}, hint="offsets")
     base = k.v("arith.mul", [pid, npg], I32)
     offs = k.v("arith.add", [k.v("tile.splat", [base], tt(128, I32)), offs], tt(128, I32), hint="offsets")
     offs = k.v("tile.hint", [offs], tt(128, I32), {"multiple_of": (16,), "max_contiguous": (128,)})
@@ -252,6 +252,7 @@ def tile_module() -> ModuleOp:
     split = k.op("tile.split", [pair], [tt(512, F32), tt(512, F32)])
     split.results[0].name_hint = "lo"
     split.results[1].name_hint = "hi"
+    k.v("tile.gather", [split.results[0], arange], tt(128, F32), {"axis": 0}, hint="picked")
     one = k.v("tile.reshape", [k.v("tile.reshape", [k.const(1.0, F32)], tt(1, F32))], F32)
     k.v("tile.expand_dims", [one], tt(1, F32), {"axis": 0})
     # dot

@@ -41,6 +41,7 @@ builtin.module {sym_name = "tiles"} {
     %18 = tile.reshape %17 : (tile<4x128xf32>) -> tile<512xf32>
     %19 = tile.join %18, %18 : (tile<512xf32>, tile<512xf32>) -> tile<512x2xf32>
     %lo, %hi = tile.split %19 : (tile<512x2xf32>) -> (tile<512xf32>, tile<512xf32>)
+    %picked = tile.gather %lo, %offsets {axis = 0} : (tile<512xf32>, tile<128xi32>) -> tile<128xf32>
     %20 = arith.constant {value = 1.0} : f32
     %21 = tile.reshape %20 : (f32) -> tile<1xf32>
     %22 = tile.reshape %21 : (tile<1xf32>) -> f32

@@ -60,7 +60,7 @@ def test_local_memory_larger_than_the_device_has(name: str, block: int) -> None:
     """A transpose stages its tile in ``__local`` memory: 4 MiB on PoCL (2 MiB), 64 KiB on lavapipe (32 KiB)."""
     _use(name)
     a = np.ones((block, block), np.float32)
-    with kdsl.backend(name), pytest.raises(CompilationError, match=r"bytes of __local memory, the device has \d+"):
+    with kdsl.backend(name), pytest.raises(CompilationError, match=r"bytes of __local memory \(work-group shared memory\), the device has \d+"):
         transpose_kernel[(1,)](a, np.zeros_like(a), B=block, num_threads=64)
 
 

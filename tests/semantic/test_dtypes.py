@@ -79,3 +79,25 @@ def test_numpy_dtype_maps_to_pointer_type(backend: str, np_dtype: type, kl_dtype
     out = np.zeros(1, np_dtype)
     dtype_of_pointer_kernel[(1,)](x, out, EXPECT=kl_dtype)
     assert out[0] == x[0]
+
+
+@kdsl.kernel
+def bf16_bits_kernel(bits_ptr, f32_ptr, same_ptr, rounded_ptr, BLOCK: kl.constexpr):
+    offs = kl.arange(0, BLOCK)
+    b = kl.load(bits_ptr + offs).to(kl.bfloat16, bitcast=True)
+    kl.store(same_ptr + offs, b.to(kl.int16, bitcast=True))  # a bitcast round trip is the identity
+    r = kl.load(f32_ptr + offs).to(kl.bfloat16)  # f32 -> bf16: ties to even, NaNs quieted
+    kl.store(rounded_ptr + offs, r.to(kl.int16, bitcast=True))
+
+
+def test_bf16_bits_and_nan_rounding(backend: str) -> None:
+    # bf16 has no numpy type: its bit patterns travel as int16. NaN payloads (signalling, negative)
+    # survive a bitcast; rounding an f32 NaN keeps its sign and top payload bits and sets the quiet bit.
+    bits = np.array([0x7FC1, 0x7F81, 0xFFC3, 0x0001, 0x8001, 0x3F80, 0x7F80, 0xFF80], np.uint16).view(np.int16)
+    f32 = np.array([0x7F810001, 0xFFA00000, 0x7FC00000, 0x3F808000, 0x3F818000, 0x00000001, 0x7F7FFFFF,
+                    0x80008000], np.uint32).view(np.float32)  # fmt: skip
+    want = np.array([0x7FC1, 0xFFE0, 0x7FC0, 0x3F80, 0x3F82, 0x0000, 0x7F80, 0x8000], np.uint16)
+    same, rounded = np.zeros(8, np.int16), np.zeros(8, np.int16)
+    bf16_bits_kernel[(1,)](bits, f32, same, rounded, BLOCK=8)
+    np.testing.assert_array_equal(same.view(np.uint16), bits.view(np.uint16))
+    np.testing.assert_array_equal(rounded.view(np.uint16), want)

@@ -40,12 +40,13 @@ inline float kd_rhd(double x) { return kd_h2f(kd_d2h(x)); }
 """,
     "kd_rbf": """\
 inline float kd_rbf(float x) {
-  if (isnan(x)) return as_float(0x7fc00000u);
   uint u = as_uint(x);
+  if (isnan(x)) return as_float((u | 0x00400000u) & 0xffff0000u);  /* quiet, sign and payload kept */
   u += 0x7fffu + ((u >> 16) & 1u);
   return as_float(u & 0xffff0000u);
 }
-inline ushort kd_bfbits(float x) { return (ushort)(as_uint(kd_rbf(x)) >> 16); }
+/* bf16 registers hold exact bf16 values (every op rounds), so their bits are the top half */
+inline ushort kd_bfbits(float x) { return (ushort)(as_uint(x) >> 16); }
 inline float kd_bffrom(ushort h) { return as_float(((uint)h) << 16); }
 """,
 }

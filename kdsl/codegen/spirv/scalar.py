@@ -50,13 +50,15 @@ def to_mem(e: Emitter, val: int, elem: ScalarType | PointerType) -> int:
 
 
 def round_bf16(e: Emitter, x: int) -> int:
-    """Round an f32 to the nearest bf16 (ties to even), NaN to the canonical quiet NaN."""
+    """Round an f32 to the nearest bf16 (ties to even); a NaN is quieted, keeping its sign and
+    the top of its payload (the interpreter's rule, numpy's for f16)."""
     f, u32 = e.f, e.t.u32
     u = f.bitcast(u32, x)
     lsb = f.binary("and", u32, f.op("OpShiftRightLogical", u32, u, e.cu32(16)), e.cu32(1))
     r = f.binary("add", u32, u, f.binary("add", u32, lsb, e.cu32(0x7FFF)))
     r = f.binary("and", u32, r, e.cu32(0xFFFF0000))
-    r = f.select(u32, f.isnan(x), e.cu32(0x7FC00000), r)
+    quiet = f.binary("and", u32, f.binary("or", u32, u, e.cu32(0x00400000)), e.cu32(0xFFFF0000))
+    r = f.select(u32, f.isnan(x), quiet, r)
     return f.bitcast(e.t.f32, r)
 
 

@@ -243,6 +243,38 @@ class SplitOp(Operation):
             raise self.error(f"results must be {want}")
 
 
+class GatherOp(Operation):
+    """``gather %src, %index {axis}``: pick elements of ``src`` along ``axis``.
+
+    ``out[i] = src[i with coordinate axis replaced by index[i]]``. ``src`` and
+    ``index`` (any integer type) have one rank and equal sizes on every
+    dimension but ``axis``; the result has ``index``'s shape and ``src``'s
+    element type. Values move bit for bit. An index outside
+    ``[0, src.shape[axis])`` (by its value in its own type) gives 0 -- all
+    bits zero -- on every backend (Triton leaves it undefined).
+    """
+
+    NAME = "tile.gather"
+    OPERANDS = ("src", "index")
+    ATTRS = {"axis": int}
+    TRAITS = (Pure,)
+
+    def verify_(self) -> None:
+        src, ind = self.src.type, self.index.type
+        if not src.shape or len(src.shape) != len(ind.shape):
+            raise self.error(f"src and index must be tiles of one rank, got {src} and {ind}")
+        require_int(self, ind)
+        if isinstance(src.scalar, PointerType):
+            raise self.error("cannot gather pointers")
+        axis = self.attributes["axis"]
+        if not 0 <= axis < len(src.shape):
+            raise self.error(f"axis {axis} out of range for rank {len(src.shape)}")
+        if any(s != i for d, (s, i) in enumerate(zip(src.shape, ind.shape)) if d != axis):
+            raise self.error(f"index shape {ind.shape} must equal src shape {src.shape} except on axis {axis}")
+        if self.result.type != src.with_shape(ind.shape):
+            raise self.error(f"result must be {src.with_shape(ind.shape)}")
+
+
 class AddPtrOp(Operation):
     """``addptr %ptr, %offset``: advance pointers by ``offset`` *elements*
     (offset is any integer type, sign-extended by its signedness)."""
@@ -513,6 +545,7 @@ TILE = Dialect(
         PermuteOp,
         JoinOp,
         SplitOp,
+        GatherOp,
         AddPtrOp,
         LoadOp,
         StoreOp,

@@ -1,0 +1,130 @@
+"""``kl.dot_scaled``: matrix products of OCP microscaling (MX) operands.
+
+Why a composition and not an op: no kdsl target has MX hardware, and Triton itself emulates
+``dot_scaled`` on such targets by upcasting the operands first. Here every element is decoded
+exactly to f32 with integer and bit operations (e2m1 / e4m3 / e5m2 have at most 3 mantissa bits
+and exponents well inside f32's), multiplied by its group's e8m0 scale (a power of two, so exact
+unless the product leaves f32's range), and the f32 tiles go through the ordinary ``kl.dot`` --
+so the register-blocked micro-kernels and every backend apply unchanged.
+
+Formats (OCP MX v1.0): ``e2m1`` (fp4, two per byte, first element in the low nibble, packed
+along K unless ``*_k_pack=False``), ``e4m3`` (fp8 E4M3FN: no infinities, ``S.1111.111`` is NaN),
+``e5m2`` (fp8, IEEE-like), ``bf16``/``fp16`` (ordinary tiles). Scales: uint8 e8m0, one per 32
+consecutive elements along K (``lhs_scale``: ``[M, K // 32]``; ``rhs_scale``: ``[N, K // 32]``),
+``2**(s - 127)``, 255 is NaN; ``None`` means unscaled. fp16 operands are used exactly (Triton's
+emulation rounds them to bf16 first; hardware MX units do not).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kdsl.frontend.semantic_base import unwrap
+from kdsl.frontend.semantic_reduce import ReduceSemantic
+from kdsl.ir.types import ScalarType, bf16, f32, u8, u32
+from kdsl.language.core import tensor
+
+GROUP = 32  # elements of K sharing one e8m0 scale
+# format -> (exponent bits, mantissa bits, bias)
+MINIFLOATS = {"e2m1": (2, 1, 1), "e4m3": (4, 3, 7), "e5m2": (5, 2, 15)}
+FORMATS = (*MINIFLOATS, "bf16", "fp16")
+
+
+class ScaledDotSemantic(ReduceSemantic):
+    """``dot_scaled`` on top of ``dot``."""
+
+    def dot_scaled(self, lhs: Any, lhs_scale: Any, lhs_format: Any, rhs: Any, rhs_scale: Any, rhs_format: Any,
+                   acc: Any = None, fast_math: Any = False, lhs_k_pack: Any = True, rhs_k_pack: Any = True,
+                   out_dtype: Any = f32) -> tensor:  # fmt: skip
+        """``(lhs * lhs_scale) @ (rhs * rhs_scale) + acc`` in f32 (see the module docstring)."""
+        if self.const_dtype(out_dtype, "out_dtype") != f32:
+            raise self.error("kl.dot_scaled: out_dtype must be float32")
+        a = self._mx_operand(lhs, lhs_format, bool(unwrap(lhs_k_pack)), "lhs", k_axis=1)
+        b = self._mx_operand(rhs, rhs_format, bool(unwrap(rhs_k_pack)), "rhs", k_axis=0)
+        if len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0]:
+            raise self.error(f"kl.dot_scaled: operands decode to shapes {a.shape} and {b.shape}, which do not "
+                             "form a matrix product (M, K) x (K, N)")  # fmt: skip
+        a = self._mx_scale(a, lhs_scale, "lhs_scale", k_axis=1)
+        b = self._mx_scale(b, rhs_scale, "rhs_scale", k_axis=0)
+        return self.dot(a, b, acc, input_precision="ieee", out_dtype=f32)
+
+    # --- operands ---------------------------------------------------------------------
+    def _mx_operand(self, x: Any, fmt: Any, k_pack: bool, what: str, k_axis: int) -> tensor:
+        """The f32 values of an MX operand, unpacking fp4 pairs along K (or along the other axis)."""
+        name = unwrap(fmt)
+        if name not in FORMATS:
+            raise self.error(f"kl.dot_scaled: unknown {what}_format {name!r}; expected one of {', '.join(FORMATS)}")
+        t = self.to_tensor(x)
+        if len(t.shape) != 2:
+            raise self.error(f"kl.dot_scaled: {what} must be a 2-D tile, got shape {t.shape}")
+        if name in ("bf16", "fp16"):
+            want = bf16 if name == "bf16" else ScalarType("f16")
+            if t.dtype != want:
+                raise self.error(f"kl.dot_scaled: {what}_format {name!r} needs a {want} tile, got {t.dtype}")
+            return self.cast(t, f32)
+        if not (isinstance(t.dtype, ScalarType) and t.dtype.is_int and t.dtype.bitwidth == 8):
+            raise self.error(f"kl.dot_scaled: {what}_format {name!r} needs its bytes as a uint8 tile, got {t.dtype}")
+        bits = self.cast(self.bitcast(t, u8), u32)
+        if name != "e2m1":
+            return self._decode(bits, name)
+        low = self._decode(self.binary("and_", bits, 15), name)
+        high = self._decode(self.binary("rshift", bits, 4), name)
+        axis = k_axis if k_pack else 1 - k_axis
+        if axis == 1:
+            return self.interleave(low, high)
+        return self.trans(self.interleave(self.trans(low), self.trans(high)))
+
+    def _decode(self, bits: tensor, fmt: str) -> tensor:
+        """Exact f32 value of each minifloat held in the low bits of a u32 tile."""
+        ebits, mbits, bias = MINIFLOATS[fmt]
+        sign = self.binary("and_", self.binary("rshift", bits, ebits + mbits), 1)
+        exp = self.binary("and_", self.binary("rshift", bits, mbits), (1 << ebits) - 1)
+        man = self.binary("and_", bits, (1 << mbits) - 1)
+        # normal numbers: rebias the exponent and left-align the mantissa in f32's fields
+        f32_bits = self.binary("or_", self.binary("lshift", sign, 31), self.binary(
+            "or_", self.binary("lshift", self.binary("add", exp, 127 - bias), 23),
+            self.binary("lshift", man, 23 - mbits)))  # fmt: skip
+        normal = self.bitcast(f32_bits, f32)
+        # subnormals (exp == 0): man * 2**(1 - bias - mbits), exact in f32
+        sub = self.binary("mul", self.cast(man, f32), 2.0 ** (1 - bias - mbits))
+        sub = self.where(self.compare("ne", sign, 0), self.unary("neg", sub), sub)
+        value = self.where(self.compare("eq", exp, 0), sub, normal)
+        top = (1 << ebits) - 1
+        if fmt == "e5m2":  # IEEE-like: top exponent is inf (mantissa 0) or NaN
+            inf = self.where(self.compare("ne", sign, 0), float("-inf"), float("inf"))
+            special = self.where(self.compare("eq", man, 0), inf, float("nan"))
+            value = self.where(self.compare("eq", exp, top), special, value)
+        elif fmt == "e4m3":  # E4M3FN: only S.1111.111 is special (NaN); no infinities
+            nan_bits = self.logical_and(self.compare("eq", exp, top), self.compare("eq", man, (1 << mbits) - 1))
+            value = self.where(nan_bits, float("nan"), value)
+        return self.cast(value, f32)
+
+    # --- scales -----------------------------------------------------------------------
+    def _mx_scale(self, x: tensor, scale: Any, what: str, k_axis: int) -> tensor:
+        """``x`` times its e8m0 scales, one per ``GROUP`` elements along K."""
+        if unwrap(scale) is None:
+            return x
+        s = self.to_tensor(scale)
+        if not (isinstance(s.dtype, ScalarType) and s.dtype.is_int and s.dtype.bitwidth == 8):
+            raise self.error(f"kl.dot_scaled: {what} must hold e8m0 scales as uint8, got {s.dtype}")
+        k = x.shape[k_axis]
+        other = x.shape[1 - k_axis]
+        if k % GROUP or s.shape != (other, k // GROUP):
+            raise self.error(f"kl.dot_scaled: {what} must have shape {(other, k // GROUP)} for an operand with "
+                             f"K = {k} (one scale per {GROUP} elements of K), got {s.shape}")  # fmt: skip
+        e = self.cast(self.bitcast(s, u8), u32)
+        # 2**(e - 127): the exponent field of an f32, except e = 0 (2**-127, subnormal) and 255 (NaN)
+        pow2 = self.bitcast(self.binary("lshift", e, 23), f32)
+        pow2 = self.where(self.compare("eq", e, 0), 2.0**-127, pow2)
+        pow2 = self.where(self.compare("eq", e, 255), float("nan"), pow2)
+        groups = k // GROUP
+        if k_axis == 1:  # x (M, K), scales (M, K/32)
+            x3 = self.reshape(x, (other, groups, GROUP))
+            scaled = self.binary("mul", x3, self.expand_dims(pow2, 2))
+            return self.reshape(scaled, (other, k))
+        x3 = self.reshape(x, (groups, GROUP, other))  # x (K, N), scales (N, K/32)
+        scaled = self.binary("mul", x3, self.expand_dims(self.trans(pow2), 1))
+        return self.reshape(scaled, (k, other))
+
+
+__all__ = ["FORMATS", "ScaledDotSemantic"]
