@@ -40,7 +40,7 @@ def _field_text(x: Index) -> str:
 
 
 def _fields_text(xs: tuple[Index, ...]) -> str:
-    return "(" + ", ".join(_field_text(x) for x in xs) + ")"
+    return "(" + ", ".join(_field_text(x) for x in xs) + ("," if len(xs) == 1 else "") + ")"
 
 
 def _pointee(base: tensor) -> ScalarType:

@@ -406,19 +406,34 @@ def branch_mismatch_kernel(x_ptr, flag):
     kl.store(x_ptr, kl.sum(kl.load(p), 0))
 
 
+@kdsl.kernel
+def bad_order_kernel(x_ptr):
+    kl.make_block_ptr(x_ptr, (4, 4), (4, 1), (0, 0), (4, 4), (1, 1))  # MARK: bad-order
+
+
+@kdsl.kernel
+def loop_mismatch_kernel(x_ptr, flag):
+    p = kl.make_block_ptr(x_ptr, (16,), (1,), (0,), (16,), (0,))
+    for _ in range(flag):  # MARK: loop-mismatch
+        p = kl.make_block_ptr(x_ptr, (8,), (1,), (0,), (16,), (0,))
+    kl.store(x_ptr, kl.sum(kl.load(p), 0))
+
+
 ERRORS = [
     (mask_with_block_ptr_kernel, np.float32, "mask-block-ptr", "cannot be used with a block pointer"),
     (bad_boundary_dim_kernel, np.float32, "bad-dim", "boundary_check dimension 2 is out of range"),
     (nan_padding_int_kernel, np.int32, "nan-int", "'nan' needs a floating-point pointee"),
     (rank_mismatch_kernel, np.float32, "rank-mismatch", "shape has 2 entries but block_shape has 1"),
     (branch_mismatch_kernel, np.float32, "branch-mismatch", "Mismatched type for p"),
+    (bad_order_kernel, np.float32, "bad-order", "order must be a permutation of (0, 1)"),
+    (loop_mismatch_kernel, np.float32, "loop-mismatch", "Loop-carried variable p has initial type block_ptr<"),
 ]
 
 
 @pytest.mark.parametrize(("kernel", "dtype", "marker", "message"), ERRORS, ids=[e[2] for e in ERRORS])
 def test_errors_point_at_source(kernel: object, dtype: type, marker: str, message: str) -> None:
     x = np.zeros(16, dtype)
-    args = (x, 2) if kernel is branch_mismatch_kernel else (x,)
+    args = (x, 2) if kernel in (branch_mismatch_kernel, loop_mismatch_kernel) else (x,)
     with pytest.raises(CompilationError) as info:
         kernel[(1,)](*args)  # type: ignore[index]
     line = line_of(__file__, f"MARK: {marker}")
