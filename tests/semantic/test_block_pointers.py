@@ -374,6 +374,78 @@ def test_host_tensor_descriptor_checks_its_fields() -> None:
         TensorDescriptor(np.zeros(4, np.float32), [4], [1], [3])
 
 
+# --- attention as in Triton's tutorials: block pointers (old 06) and host descriptors (3.3+ 06) ------
+@kdsl.kernel
+def attn_bp(Q, K, V, Out, N_CTX, stride_qm, stride_kn, stride_vn, stride_om, sm_scale,
+            BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr, D: kl.constexpr):
+    start_m = kl.program_id(0)
+    Q_block_ptr = kl.make_block_ptr(base=Q, shape=(N_CTX, D), strides=(stride_qm, 1), offsets=(start_m * BLOCK_M, 0),
+                                    block_shape=(BLOCK_M, D), order=(1, 0))
+    K_block_ptr = kl.make_block_ptr(base=K, shape=(D, N_CTX), strides=(1, stride_kn), offsets=(0, 0),
+                                    block_shape=(D, BLOCK_N), order=(0, 1))
+    V_block_ptr = kl.make_block_ptr(base=V, shape=(N_CTX, D), strides=(stride_vn, 1), offsets=(0, 0),
+                                    block_shape=(BLOCK_N, D), order=(1, 0))
+    m_i = kl.zeros([BLOCK_M], dtype=kl.float32) - float("inf")
+    l_i = kl.zeros([BLOCK_M], dtype=kl.float32)
+    acc = kl.zeros([BLOCK_M, D], dtype=kl.float32)
+    q = kl.load(Q_block_ptr, boundary_check=(0,))
+    for start_n in range(0, N_CTX, BLOCK_N):
+        k = kl.load(K_block_ptr, boundary_check=(1,))
+        qk = kl.dot(q, k) * sm_scale
+        cols = start_n + kl.arange(0, BLOCK_N)
+        qk = kl.where(cols[None, :] < N_CTX, qk, float("-inf"))
+        m_ij = kl.maximum(m_i, kl.max(qk, 1))
+        p = kl.exp(qk - m_ij[:, None])
+        alpha = kl.exp(m_i - m_ij)
+        l_i = l_i * alpha + kl.sum(p, 1)
+        v = kl.load(V_block_ptr, boundary_check=(0,))
+        acc = acc * alpha[:, None] + kl.dot(p, v)
+        m_i = m_ij
+        V_block_ptr = kl.advance(V_block_ptr, (BLOCK_N, 0))
+        K_block_ptr = kl.advance(K_block_ptr, (0, BLOCK_N))
+    acc = acc / l_i[:, None]
+    O_block_ptr = kl.make_block_ptr(base=Out, shape=(N_CTX, D), strides=(stride_om, 1), offsets=(start_m * BLOCK_M, 0),
+                                    block_shape=(BLOCK_M, D), order=(1, 0))
+    kl.store(O_block_ptr, acc, boundary_check=(0,))
+
+@kdsl.kernel
+def attn_desc(desc_q, desc_k, desc_v, desc_o, N_CTX, sm_scale, BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr, D: kl.constexpr):
+    start_m = kl.program_id(0)
+    q = desc_q.load([start_m * BLOCK_M, 0])
+    m_i = kl.zeros([BLOCK_M], dtype=kl.float32) - float("inf")
+    l_i = kl.zeros([BLOCK_M], dtype=kl.float32)
+    acc = kl.zeros([BLOCK_M, D], dtype=kl.float32)
+    for start_n in range(0, N_CTX, BLOCK_N):
+        k = desc_k.load([start_n, 0]).T
+        qk = kl.dot(q, k) * sm_scale
+        cols = start_n + kl.arange(0, BLOCK_N)
+        qk = kl.where(cols[None, :] < N_CTX, qk, float("-inf"))
+        m_ij = kl.maximum(m_i, kl.max(qk, 1))
+        p = kl.exp(qk - m_ij[:, None])
+        alpha = kl.exp(m_i - m_ij)
+        l_i = l_i * alpha + kl.sum(p, 1)
+        v = desc_v.load([start_n, 0])
+        acc = acc * alpha[:, None] + kl.dot(p, v)
+        m_i = m_ij
+    desc_o.store([start_m * BLOCK_M, 0], acc / l_i[:, None])
+
+
+def test_attention_tutorial_styles(backend: str) -> None:
+    n, d = 37, 16
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.standard_normal((n, d)).astype(np.float32) for _ in range(3))
+    s = q @ k.T * 0.25
+    p = np.exp(s - s.max(1, keepdims=True))
+    ref = (p / p.sum(1, keepdims=True)) @ v
+    o = np.zeros_like(q)
+    attn_bp[(3,)](q, k, v, o, n, d, d, d, d, 0.25, BLOCK_M=16, BLOCK_N=16, D=d)
+    np.testing.assert_allclose(o, ref, rtol=1e-5, atol=1e-5)
+    o2 = np.zeros_like(q)
+    descs = [TensorDescriptor.from_tensor(a, [16, d]) for a in (q, k, v, o2)]
+    attn_desc[(3,)](*descs, n, 0.25, BLOCK_M=16, BLOCK_N=16, D=d)
+    np.testing.assert_allclose(o2, ref, rtol=1e-5, atol=1e-5)
+
+
 # --- errors name the kernel's line ---------------------------------------------------------------
 @kdsl.kernel
 def mask_with_block_ptr_kernel(x_ptr):
