@@ -40,3 +40,6 @@ class Aggregate:
     def describe(self) -> str:
         """A short type-like description for error messages."""
         return type(self).__name__
+
+    def __repr__(self) -> str:
+        return self.describe()

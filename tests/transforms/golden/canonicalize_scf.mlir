@@ -159,3 +159,25 @@ tile.func @for_invariant_iter_arg(%n: i32, %s: i32) -> (i32) {
 // CHECK-NEXT: %m = arith.mul %i, %s : i32
 // CHECK: scf.yield %s, %a : i32, i32
 // CHECK: %u = arith.add %s, %t : i32
+
+// -----
+
+tile.func @while_invariant_arg(%n: i32, %s: i32) -> (i32) {
+  %z = arith.constant {value = 0} : i32
+  %r, %t = scf.while %s, %z : (i32, i32) -> (i32, i32) {
+  ^bb0(%stride: i32, %i: i32):
+    %c = arith.cmp %i, %n {predicate = "lt"} : (i32, i32) -> i1
+    scf.condition %c, %stride, %i : i1, i32, i32
+  } {
+  ^bb0(%stride2: i32, %j: i32):
+    %k = arith.add %j, %stride2 : i32
+    scf.yield %stride2, %k : i32, i32
+  }
+  %u = arith.add %r, %t : i32
+  tile.return %u : i32
+}
+// %stride is passed on unchanged: both regions and the result read the init %s.
+// CHECK: scf.condition %c, %s, %i : i1, i32, i32
+// CHECK: %k = arith.add %j, %s : i32
+// CHECK-NEXT: scf.yield %s, %k : i32, i32
+// CHECK: %u = arith.add %s, %t : i32
