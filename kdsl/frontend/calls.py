@@ -18,7 +18,7 @@ from typing import Any
 import kdsl.language as kl
 from kdsl.frontend.base import GeneratorBase
 from kdsl.frontend.specialization import ParamSpec
-from kdsl.frontend.values import is_static, is_tensor, rebuild, static_items, unwrap, wrap_static
+from kdsl.frontend.values import flatten, is_static, is_tensor, rebuild, static_items, unwrap, wrap_static
 from kdsl.ir.core import SymbolRef
 from kdsl.ir.dialects.tile import CallOp
 from kdsl.language.core import is_builtin
@@ -84,8 +84,12 @@ class CallMixin(GeneratorBase):
                 operands.append(value.handle)
             elif is_static(value):
                 specs.append(ParamSpec.const(name, _deep_unwrap(value)))
-            else:
-                raise self.error(f"argument '{name}' of '{fn.__name__}': tuples of runtime values cannot be passed to kernels", node)
+            else:  # a tuple or aggregate holding runtime values: its leaves become arguments
+                if name in fn.constexpr_names:
+                    raise self.error(f"argument '{name}' of '{fn.__name__}' is a constexpr but got a runtime value", node)
+                leaves, tree = flatten(value, self.sem, keep_static=True)
+                specs.append(ParamSpec.structured(name, tree, tuple(t.type for t in leaves)))
+                operands += [t.handle for t in leaves]
         info = self.mod.function(fn, specs, node_loc=self.builder.loc)
         op = self.builder.create(CallOp, operands, list(info.result_types), {"callee": SymbolRef(info.name)})
         if info.ret_tree is None:

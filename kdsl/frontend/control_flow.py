@@ -26,17 +26,22 @@ from kdsl.frontend.early_return import contains_return, first_return
 from kdsl.frontend.values import (
     carryable,
     flatten,
+    flatten_as,
+    generalize,
     is_static,
     is_tensor,
     make_tensor,
     rebuild,
     static_items,
+    tree_size,
+    type_name,
     unwrap,
     wrap_static,
 )
 from kdsl.ir.core import Block, Region, Value
 from kdsl.ir.dialects.scf import ConditionOp, ForOp, IfOp, WhileOp, YieldOp
 from kdsl.ir.types import ScalarType, Type
+from kdsl.language.aggregate import Aggregate
 
 _CONDITION_TYPES = (bool, int, type(None))
 
@@ -60,13 +65,18 @@ class ControlFlowMixin(GeneratorBase):
             )
         return bool(raw)
 
-    def flatten_in(self, block: Block, values: list[Any]) -> tuple[list[Any], list[Any]]:
-        """Flatten ``values`` with any promotions emitted at the end of ``block``."""
+    def flatten_in(self, block: Block, values: list[Any], as_trees: list[Any] | None = None) -> tuple[list[Any], list[Any]]:
+        """Flatten ``values`` (laid out as ``as_trees`` if given) with any promotions
+        emitted at the end of ``block``."""
         saved = self.in_block(block)
         try:
             leaves: list[Any] = []
             trees: list[Any] = []
-            for v in values:
+            for i, v in enumerate(values):
+                if as_trees is not None:
+                    leaves += flatten_as(v, as_trees[i], self.sem)
+                    trees.append(as_trees[i])
+                    continue
                 sub, tree = flatten(v, self.sem)
                 leaves += sub
                 trees.append(tree)
@@ -74,13 +84,25 @@ class ControlFlowMixin(GeneratorBase):
         finally:
             self.restore(saved)
 
+    def flatten_branches(self, blocks: tuple[Block, Block], a: list[Any], b: list[Any]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+        """Flatten the two branches' values of an ``if``; where only compile-time
+        fields differ (e.g. a block pointer's shape), both take the general tree."""
+        la, ta = self.flatten_in(blocks[0], a)
+        lb, tb = self.flatten_in(blocks[1], b)
+        if ta == tb:
+            return la, ta, lb, tb
+        merged = [generalize(x, y) for x, y in zip(ta, tb)]
+        la, ta = self.flatten_in(blocks[0], a, [m if m is not None else x for m, x in zip(merged, ta)])
+        lb, tb = self.flatten_in(blocks[1], b, [m if m is not None else y for m, y in zip(merged, tb)])
+        return la, ta, lb, tb
+
     def yield_in(self, block: Block, leaves: list[Any]) -> None:
         block.append(YieldOp([t.handle for t in leaves], [], loc=self.builder.loc))
 
     def bind_results(self, names: list[str], trees: list[Any], values: list[Value]) -> None:
         pos = 0
         for name, tree in zip(names, trees):
-            n = _count(tree)
+            n = tree_size(tree)
             chunk = values[pos : pos + n]
             pos += n
             if n == 1 and chunk[0].name_hint is None:
@@ -128,8 +150,9 @@ class ControlFlowMixin(GeneratorBase):
                 carried.append(n)
             else:
                 raise self.error(_mismatch(n, tv, ev), node)
-        then_leaves, then_trees = self.flatten_in(then_block, [then_scope[n] for n in carried])
-        else_leaves, else_trees = self.flatten_in(else_block, [else_scope[n] for n in carried])
+        then_leaves, then_trees, else_leaves, else_trees = self.flatten_branches(
+            (then_block, else_block), [then_scope[n] for n in carried], [else_scope[n] for n in carried]
+        )
         for n, tt, et, tv, ev in zip(carried, then_trees, else_trees, *_split(then_leaves, else_leaves, then_trees)):
             if tt != et or [t.type for t in tv] != [t.type for t in ev]:
                 raise self.error(_mismatch(n, then_scope[n], else_scope[n], tv, ev), node)
@@ -155,10 +178,9 @@ class ControlFlowMixin(GeneratorBase):
             self.yield_in(else_block, [])
             self.builder.create(IfOp, [c], [], regions=[Region([then_block]), Region([else_block])])
             return Ret(None)
-        l1, t1 = self.flatten_in(then_block, [v1])
-        l2, t2 = self.flatten_in(else_block, [v2])
+        l1, t1, l2, t2 = self.flatten_branches((then_block, else_block), [v1], [v2])
         if t1 != t2 or [x.type for x in l1] != [x.type for x in l2]:
-            raise self.error(f"inconsistent return types: {_types_text(l1)} and {_types_text(l2)}", node)
+            raise self.error(f"inconsistent return types: {_value_text(v1, l1)} and {_value_text(v2, l2)}", node)
         self.yield_in(then_block, l1)
         self.yield_in(else_block, l2)
         op = self.builder.create(IfOp, [c], [x.type for x in l1], regions=[Region([then_block]), Region([else_block])])
@@ -172,18 +194,19 @@ class ControlFlowMixin(GeneratorBase):
             return kl.where(cond, self.visit(node.body), self.visit(node.orelse), _semantic=self.sem)
         c = self.cond_handle(cond, node.test, "a conditional expression")
         blocks = (Block(), Block())
-        results = []
+        values = []
         for block, expr in zip(blocks, (node.body, node.orelse)):
             saved = self.in_block(block)
             try:
-                value = self.visit(expr)
+                values.append(self.visit(expr))
             finally:
                 self.restore(saved)
-            results.append((value, *self.flatten_in(block, [value])))
-        (_, l1, t1), (_, l2, t2) = results
+        v1, v2 = values
+        l1, t1, l2, t2 = self.flatten_branches(blocks, [v1], [v2])
         if t1 != t2 or [x.type for x in l1] != [x.type for x in l2]:
             raise self.error(
-                f"conditional expression with a runtime condition has inconsistent types {_types_text(l1)} and {_types_text(l2)}",
+                "conditional expression with a runtime condition has inconsistent types "
+                f"{_value_text(v1, l1)} and {_value_text(v2, l2)}",
                 node,
             )
         self.yield_in(blocks[0], l1)
@@ -286,7 +309,7 @@ class ControlFlowMixin(GeneratorBase):
     def bind_block_args(self, names: list[str], trees: list[Any], args: list[Any]) -> None:
         pos = 0
         for name, tree in zip(names, trees):
-            n = _count(tree)
+            n = tree_size(tree)
             chunk = args[pos : pos + n]
             pos += n
             if n == 1:
@@ -317,14 +340,14 @@ class ControlFlowMixin(GeneratorBase):
         end_leaves, end_trees = self.flatten_in(body, [self.scope[n] for n in names])
         pos = 0
         for n, t0, t1 in zip(names, trees, end_trees):
-            k = _count(t0)
+            k = tree_size(t0)
             before = init_leaves[pos : pos + k]
-            after = end_leaves[pos : pos + _count(t1)]
+            after = end_leaves[pos : pos + tree_size(t1)]
             pos += k
             if t0 != t1 or [x.type for x in before] != [x.type for x in after]:
                 raise self.error(
-                    f"Loop-carried variable {n} has initial type {_types_text(before)} but is re-assigned to "
-                    f"{_types_text(after)} in loop; its type must stay the same",
+                    f"Loop-carried variable {n} has initial type {_value_text(live[n], before)} but is re-assigned "
+                    f"to {_value_text(self.scope[n], after)} in loop; its type must stay the same",
                     node,
                 )
         self.yield_in(body, end_leaves)
@@ -363,14 +386,10 @@ class ControlFlowMixin(GeneratorBase):
         self.bind_results(names, trees, list(op.results))
 
 
-def _count(tree: Any) -> int:
-    return 1 if tree == "leaf" else sum(_count(t) for t in tree)
-
-
 def _split(a: list[Any], b: list[Any], trees: list[Any]) -> tuple[list[list[Any]], list[list[Any]]]:
     out_a, out_b, pos = [], [], 0
     for t in trees:
-        n = _count(t)
+        n = tree_size(t)
         out_a.append(a[pos : pos + n])
         out_b.append(b[pos : pos + n])
         pos += n
@@ -389,6 +408,8 @@ def _kind(v: Any) -> str:
     if is_tensor(v):
         return str(v.type)
     raw = unwrap(v)
+    if isinstance(raw, Aggregate):
+        return type_name(raw)
     if isinstance(raw, (bool, int, float)):
         return f"constexpr {type(raw).__name__}"
     return type(raw).__name__
@@ -400,9 +421,16 @@ def _types_text(leaves: list[Any]) -> str:
     return "(" + ", ".join(str(x.type) for x in leaves) + ")"
 
 
+def _value_text(value: Any, leaves: list[Any]) -> str:
+    """An aggregate by its description (its static parts matter), anything else by its leaf types."""
+    if isinstance(unwrap(value), Aggregate):
+        return type_name(value)
+    return _types_text(leaves)
+
+
 def _mismatch(name: str, tv: Any, ev: Any, tl: list[Any] | None = None, el: list[Any] | None = None) -> str:
-    t1 = _types_text(tl) if tl else _kind(tv)
-    t2 = _types_text(el) if el else _kind(ev)
+    t1 = _value_text(tv, tl) if tl else _kind(tv)
+    t2 = _value_text(ev, el) if el else _kind(ev)
     return f"Mismatched type for {name} between then block ({t1}) and else block ({t2})"
 
 

@@ -13,7 +13,7 @@ from kdsl.frontend.control_flow import ControlFlowMixin
 from kdsl.frontend.scope import NameResolver, closure_vars
 from kdsl.frontend.semantic import Semantic
 from kdsl.frontend.specialization import ParamSpec
-from kdsl.frontend.values import flatten, make_tensor, wrap_static
+from kdsl.frontend.values import flatten, make_tensor, rebuild, wrap_static
 from kdsl.frontend.visitor_expr import ExprMixin
 from kdsl.frontend.visitor_stmt import StmtMixin
 from kdsl.ir.core import Block, Builder, Region
@@ -59,13 +59,21 @@ class FunctionGenerator(StmtMixin, ExprMixin, CallMixin, ControlFlowMixin):
         self.builder.loc = self.loc(tree)
         _check_signature(self, tree)
         body = Block()
+        arg_names: list[str] = []
         for spec in self.specs:
             if spec.is_const:
                 self.scope[spec.name] = wrap_static(spec.value)
                 continue
+            if spec.tree is not None:  # a tuple/aggregate: one argument per runtime leaf
+                names = [f"{spec.name}_{i}" for i in range(len(spec.leaf_types))]
+                args = [body.add_arg(t, n) for t, n in zip(spec.leaf_types, names)]
+                self.scope[spec.name] = rebuild(spec.tree, args, self.sem)
+                arg_names += names
+                continue
             assert spec.type is not None
             arg = body.add_arg(spec.type, spec.name)
             self.scope[spec.name] = make_tensor(arg, self.sem)
+            arg_names.append(spec.name)
         self.builder.set_insertion_point_to_end(body)
         ret = self.visit_stmts(tree.body)
         value = ret.value if ret is not None else None
@@ -87,10 +95,10 @@ class FunctionGenerator(StmtMixin, ExprMixin, CallMixin, ControlFlowMixin):
         attrs: dict[str, Any] = {
             "sym_name": self.name,
             "result_types": tuple(t.type for t in leaves),
-            "arg_names": tuple(s.name for s in runtime),
+            "arg_names": tuple(arg_names),
         }
         if self.is_kernel:
-            attrs["divisibility"] = tuple(s.divisibility for s in runtime)
+            attrs["divisibility"] = tuple(d for s in runtime for d in s.arg_divisibility)
             attrs["kernel"] = True
         op = FuncOp([], [], attrs, [Region([body])], loc=self.loc(tree))
         return FuncInfo(self.name, tuple(t.type for t in leaves), ret_tree, op)

@@ -14,9 +14,11 @@ focused classes, one per concern:
 * :mod:`semantic_reduce` -- reductions, scans, ``dot``;
 * :mod:`semantic_indexing` -- gather, histogram, sort/topk, flip, cat, swizzle2d
   (sorting networks in :mod:`semantic_sort`);
-* :mod:`semantic_scaled` -- ``dot_scaled`` (microscaling formats decoded onto ``dot``).
+* :mod:`semantic_scaled` -- ``dot_scaled`` (microscaling formats decoded onto ``dot``);
+* :mod:`semantic_blockptr` -- block pointers and tensor descriptors (as
+  pointer tiles + masks; ``load``/``store`` dispatch on a block pointer here).
 
-The last two each build on :class:`ReduceSemantic` and are independent of each other, so
+The last three each build on :class:`ReduceSemantic` and are independent of each other, so
 :class:`Semantic` combines them (cooperative multiple inheritance: no method is defined twice).
 
 Every user error raises :class:`kdsl.errors.CompilationError` at
@@ -26,11 +28,12 @@ Every user error raises :class:`kdsl.errors.CompilationError` at
 from __future__ import annotations
 
 from kdsl.frontend.semantic_base import CallFunction, is_py_scalar, unwrap
+from kdsl.frontend.semantic_blockptr import BlockPtrSemantic
 from kdsl.frontend.semantic_indexing import IndexingSemantic
 from kdsl.frontend.semantic_scaled import ScaledDotSemantic
 
 
-class Semantic(IndexingSemantic, ScaledDotSemantic):
+class Semantic(IndexingSemantic, ScaledDotSemantic, BlockPtrSemantic):
     """``Semantic(builder, call_function=None)``.
 
     ``call_function(fn, args)`` is supplied by the visitor: it emits a call of

@@ -70,9 +70,9 @@ class MemorySemantic(MathSemantic):
         """Read through each pointer; masked-off lanes give ``other`` (cast to the pointee type)."""
         ptr, pty = self._pointer(pointer, "kl.load")
         if unwrap(boundary_check):
-            raise self.error("boundary_check is only supported for block pointers, which kdsl does not have")
+            raise self.error("kl.load: boundary_check is only supported for block pointers (kl.make_block_ptr)")
         if unwrap(padding_option):
-            raise self.error("padding_option is only supported for block pointers, which kdsl does not have")
+            raise self.error("kl.load: padding_option is only supported for block pointers (kl.make_block_ptr)")
         m = self._mask(ptr, mask)
         operands = [ptr.handle]
         if m is not None:
@@ -92,7 +92,7 @@ class MemorySemantic(MathSemantic):
         """Write ``value`` (broadcast to the pointer shape, cast to the pointee type)."""
         ptr, pty = self._pointer(pointer, "kl.store")
         if unwrap(boundary_check):
-            raise self.error("boundary_check is only supported for block pointers, which kdsl does not have")
+            raise self.error("kl.store: boundary_check is only supported for block pointers (kl.make_block_ptr)")
         val = self.cast(self._to_ptr_shape(ptr, value, "stored value"), pty.pointee)
         m = self._mask(ptr, mask)
         operands = [ptr.handle, val.handle] + ([m.handle] if m is not None else [])

@@ -26,6 +26,9 @@ class ParamSpec:
     value: Any = None
     type: Type | None = None
     divisibility: int = 1
+    tree: Any = None  # a structured value (tuple/aggregate, see frontend.values): its tree ...
+    leaf_types: tuple[Type, ...] = ()  # ... and the types of its runtime leaves
+    leaf_divisibility: tuple[int, ...] = ()  # per leaf, for kernel entry points (default 1)
 
     @staticmethod
     def const(name: str, value: Any) -> ParamSpec:
@@ -35,10 +38,35 @@ class ParamSpec:
     def runtime(name: str, type: Type, divisibility: int = 1) -> ParamSpec:
         return ParamSpec(name, False, type=type, divisibility=divisibility)
 
+    @staticmethod
+    def structured(name: str, tree: Any, leaf_types: tuple[Type, ...],
+                   leaf_divisibility: tuple[int, ...] = ()) -> ParamSpec:
+        """A tuple or aggregate mixing runtime leaves and compile-time parts."""
+        return ParamSpec(name, False, tree=tree, leaf_types=leaf_types, leaf_divisibility=leaf_divisibility)
+
+    @property
+    def arg_divisibility(self) -> tuple[int, ...]:
+        """The known divisor of each IR argument (see :attr:`arg_types`)."""
+        if self.tree is not None:
+            return self.leaf_divisibility or (1,) * len(self.leaf_types)
+        return () if self.is_const else (self.divisibility,)
+
+    @property
+    def arg_types(self) -> tuple[Type, ...]:
+        """The IR argument types this parameter becomes (none for a constant)."""
+        if self.is_const:
+            return ()
+        if self.tree is not None:
+            return self.leaf_types
+        assert self.type is not None
+        return (self.type,)
+
     def key(self) -> tuple[Any, ...]:
         """Hashable identity (constants by type+repr so 1 and True differ)."""
         if self.is_const:
             return ("c", type(self.value).__name__, _hashable(self.value))
+        if self.tree is not None:
+            return ("s", _hashable(self.tree), self.leaf_types, self.leaf_divisibility)
         return ("v", self.type, self.divisibility)
 
 
@@ -90,7 +118,7 @@ def mangle_value(v: Any) -> str:
 
 def mangle(name: str, specs: list[ParamSpec]) -> str:
     """``helper__f32_i32__BLOCK_128``: runtime types, then constants by name."""
-    types_part = "_".join(mangle_type(s.type) for s in specs if not s.is_const and s.type is not None)
+    types_part = "_".join(mangle_type(t) for s in specs for t in s.arg_types)
     consts = "_".join(f"{s.name}_{mangle_value(s.value)}" for s in specs if s.is_const)
     out = name
     if types_part or consts:

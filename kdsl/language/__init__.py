@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 from kdsl.language import math, random
+from kdsl.language.blockptr import (
+    advance,
+    block_pointer,
+    load_tensor_descriptor,
+    make_block_ptr,
+    make_tensor_descriptor,
+    store_tensor_descriptor,
+    tensor_descriptor,
+)
 from kdsl.language.core import (
     PropagateNan,
     bfloat16,
@@ -114,16 +123,17 @@ from kdsl.language.shape import (
 )
 
 __all__ = [
-    "PropagateNan", "abs", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add", "atomic_and",
-    "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge",
-    "broadcast", "broadcast_to", "builtin", "cast", "cat", "cdiv", "ceil", "clamp", "constexpr", "cos", "cumprod",
-    "cumsum", "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype", "erf",
-    "exp", "exp2", "expand_dims", "fdiv", "flip", "float16", "float32", "float64", "floor", "fma", "full",
-    "full_like", "gather", "histogram", "inline_asm_elementwise", "int1", "int8", "int16", "int32", "int64",
-    "interleave", "is_builtin", "join", "load", "log", "log2", "math", "max", "max_constancy", "max_contiguous",
-    "maximum", "min", "minimum", "multiple_of", "num_programs", "permute", "pointer_type", "program_id", "rand",
-    "rand4x", "randint", "randint4x", "randn", "randn4x", "random", "range", "ravel", "reduce", "reshape", "rsqrt",
-    "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn", "static_assert", "static_print",
-    "static_range", "store", "sum", "swizzle2d", "tanh", "tensor", "to_tensor", "topk", "trans", "uint8", "uint16",
-    "uint32", "uint64", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
+    "PropagateNan", "abs", "advance", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add",
+    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16",
+    "bitonic_merge", "block_pointer", "broadcast", "broadcast_to", "builtin", "cast", "cat", "cdiv", "ceil", "clamp",
+    "constexpr", "cos", "cumprod", "cumsum", "debug_barrier", "device_assert", "device_print", "div_rn", "dot",
+    "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "flip", "float16", "float32", "float64",
+    "floor", "fma", "full", "full_like", "gather", "histogram", "inline_asm_elementwise", "int1", "int8", "int16",
+    "int32", "int64", "interleave", "is_builtin", "join", "load", "load_tensor_descriptor", "log", "log2",
+    "make_block_ptr", "make_tensor_descriptor", "math", "max", "max_constancy", "max_contiguous", "maximum", "min",
+    "minimum", "multiple_of", "num_programs", "permute", "pointer_type", "program_id", "rand", "rand4x", "randint",
+    "randint4x", "randn", "randn4x", "random", "range", "ravel", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
+    "softmax", "sort", "split", "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store",
+    "store_tensor_descriptor", "sum", "swizzle2d", "tanh", "tensor", "tensor_descriptor", "to_tensor", "topk",
+    "trans", "uint8", "uint16", "uint32", "uint64", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
 ]

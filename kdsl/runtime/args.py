@@ -7,7 +7,9 @@ pointers to their dtype, as are ``kdsl`` device arrays (aligned when their
 byte offset is a multiple of 16); Python ints are i32/i64/u64 by value, bools i1,
 floats f32; numpy scalars keep their dtype. As in Triton, ints equal to 1
 become constants and ints/pointers divisible by 16 are marked so, unless the
-parameter is listed in ``do_not_specialize``.
+parameter is listed in ``do_not_specialize``. A host ``TensorDescriptor``
+becomes a structured parameter: its base and each shape/stride entry follow
+the rules above as separate runtime leaves (see :func:`launch_leaves`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from kdsl.errors import LaunchError
 from kdsl.frontend.specialization import ParamSpec, int_type
 from kdsl.ir.types import PointerType, ScalarType, Type, f32, i1, scalar_from_numpy
 from kdsl.runtime.device_array import DeviceArray
+from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 
 # Launch options besides the parameters. ``num_threads`` sizes kdsl's work-groups; the rest are
 # Triton's GPU launch options, accepted so Triton launches run unchanged and without effect on
@@ -104,9 +107,8 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str) 
         value = value.value
     if is_constexpr:
         return _constexpr_arg(name, value, kernel)
-    if isinstance(value, DeviceArray):
-        elem = scalar_from_numpy(value.dtype)
-        return ParamSpec.runtime(name, PointerType(elem), 16 if spec_ok and value.offset % 16 == 0 else 1), value
+    if isinstance(value, (DeviceArray, TensorDescriptor)):
+        return _kdsl_object_arg(name, value, spec_ok, kernel), value
     if value is None or isinstance(value, (str, Type, tuple)):
         return ParamSpec.const(name, value), None
     if isinstance(value, np.generic) and not isinstance(value, np.bool_):
@@ -138,6 +140,63 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str) 
     address = arr.ctypes.data  # not __array_interface__: slower, and numpy 2.4 grows a heap block on it
     div = 16 if spec_ok and address % 16 == 0 else 1
     return ParamSpec.runtime(name, PointerType(elem), div), arr
+
+
+def _kdsl_object_arg(name: str, value: DeviceArray | TensorDescriptor, spec_ok: bool, kernel: str) -> ParamSpec:
+    if isinstance(value, TensorDescriptor):
+        return _descriptor_arg(name, value, spec_ok, kernel)
+    elem = scalar_from_numpy(value.dtype)
+    return ParamSpec.runtime(name, PointerType(elem), 16 if spec_ok and value.offset % 16 == 0 else 1)
+
+
+def _descriptor_arg(name: str, desc: TensorDescriptor, spec_ok: bool, kernel: str) -> ParamSpec:
+    """A structured spec: the tree of a ``kl.tensor_descriptor`` whose leaves are the
+    runtime base/shape/stride arguments (entries specialised to 1 stay in the tree)."""
+    from kdsl.frontend.values import AggregateTree, StaticTree
+    from kdsl.language.blockptr import tensor_descriptor
+
+    types: list[Type] = []
+    divs: list[int] = []
+
+    def leaf(field: str, value: Any) -> Any:
+        spec, _ = _one(f"{name}.{field}", value, False, spec_ok, kernel)
+        if spec.is_const:
+            return StaticTree(type(spec.value).__name__, spec.value)
+        if spec.type is None or spec.tree is not None:
+            raise LaunchError(f"TensorDescriptor {field} must be an array or int, got {type(value).__name__}", name,
+                              kernel)
+        types.append(spec.type)
+        divs.append(spec.divisibility)
+        return "leaf"
+
+    base = leaf("base", desc.base)
+    if not isinstance(types[0] if types else None, PointerType):
+        raise LaunchError("TensorDescriptor base must be an array", name, kernel)
+    shape = tuple(leaf(f"shape[{i}]", v) for i, v in enumerate(desc.shape))
+    strides = tuple(leaf(f"strides[{i}]", v) for i, v in enumerate(desc.strides))
+    tree = AggregateTree(tensor_descriptor, (tuple(desc.block_shape), desc.padding), (base, shape, strides))
+    return ParamSpec.structured(name, tree, tuple(types), tuple(divs))
+
+
+def launch_leaves(specs: Sequence[ParamSpec]) -> list[tuple[int, str, str]]:
+    """Per runtime argument of the compiled entry: (parameter index, accessor, name).
+
+    A plain parameter is its value (accessor ``""``); a host ``TensorDescriptor``
+    contributes its runtime leaves as ``.base``, ``.shape[i]``, ``.strides[i]``.
+    """
+    out: list[tuple[int, str, str]] = []
+    for i, spec in enumerate(specs):
+        if spec.is_const:
+            continue
+        if spec.tree is None:
+            out.append((i, "", spec.name))
+            continue
+        for f, sub in zip(FIELDS, spec.tree.fields):
+            if sub == "leaf":
+                out.append((i, f".{f}", f"{spec.name}.{f}"))
+            elif isinstance(sub, tuple):
+                out += [(i, f".{f}[{k}]", f"{spec.name}.{f}[{k}]") for k, t in enumerate(sub) if t == "leaf"]
+    return out
 
 
 def _constexpr_arg(name: str, value: Any, kernel: str) -> tuple[ParamSpec, Any]:

@@ -273,6 +273,9 @@ def describe_specs(specs: list[ParamSpec]) -> str:
     for s in specs:
         if s.is_const:
             parts.append(f"{s.name}=const {describe_value(s.value)}")
+        elif s.tree is not None:
+            leaves = ",".join(f"{t.text()}/div{d}" for t, d in zip(s.arg_types, s.arg_divisibility))
+            parts.append(f"{s.name}:{s.tree!r}[{leaves}]")
         else:
             assert s.type is not None
             parts.append(f"{s.name}:{s.type.text()}/div{s.divisibility}")

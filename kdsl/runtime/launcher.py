@@ -27,6 +27,7 @@ from kdsl.errors import LaunchError
 from kdsl.runtime.args import as_array
 from kdsl.runtime.backend import CompiledKernel
 from kdsl.runtime.device_array import DeviceArray
+from kdsl.tools.tensor_descriptor import TensorDescriptor
 
 if TYPE_CHECKING:
     from kdsl.transforms.sanitize import SanitizeInfo
@@ -75,6 +76,8 @@ def _slow_argkey(v: Any) -> Any:
         return ("n", v.dtype)
     if v is None or isinstance(v, (str, tuple)) or callable(v):
         return ("c", type(v), v)  # a compile-time constant (must be hashable)
+    if isinstance(v, TensorDescriptor):
+        return v.launch_key(argkey)
     arr = as_array(v)  # torch CPU tensors and other array-likes
     if arr is not None:
         return ("X", type(v), arr.dtype, arr.ctypes.data % 16 == 0)  # not __array_interface__ (numpy 2.4)
@@ -146,34 +149,39 @@ class Launcher:
     def __init__(
         self,
         kernel: CompiledKernel,
-        runtime_index: Sequence[int],
+        runtime_index: Sequence[int | tuple[int, str, str]],
         values: Sequence[Any],
         written: frozenset[int] = frozenset(),
         names: Sequence[str] = (),
         kernel_name: str = "",
         sanitize: SanitizeInfo | None = None,
     ) -> None:
+        """``runtime_index``: per argument of the compiled entry, the index of the
+        parameter it comes from, or ``(index, accessor, name)`` for a field of a
+        structured argument (``(3, ".shape[0]", "desc.shape[0]")``)."""
         self.kernel = kernel
         namespace: dict[str, Any] = {"_launch": kernel.launch}
+        leaves = [_leaf(r, names) for r in runtime_index]
+        exprs = [f"v[{i}]{acc}" for i, acc, _ in leaves]
         items = []
         checks = []
-        for pos, i in enumerate(runtime_index):
-            if pos in written and isinstance(values[i], np.ndarray):
+        for pos, ((i, acc, name), expr) in enumerate(zip(leaves, exprs)):
+            sample = _field(values[i], acc)
+            if pos in written and isinstance(sample, np.ndarray):
                 # numpy promised this memory immutable: refuse before anything runs
-                name = names[i] if i < len(names) else f"#{i}"
-                namespace[f"_ro{i}"] = _read_only_error(name, kernel_name)
-                checks.append(f"    if not v[{i}].flags.writeable: _ro{i}()\n")
-            f = converter(values[i])
+                namespace[f"_ro{pos}"] = _read_only_error(name, kernel_name)
+                checks.append(f"    if not {expr}.flags.writeable: _ro{pos}()\n")
+            f = converter(sample)
             if f is None:
-                items.append(f"v[{i}]")
+                items.append(expr)
             elif f is _host_view:
-                items.append(f"v[{i}]._host")
+                items.append(f"{expr}._host")
             else:
-                namespace[f"_c{i}"] = f
-                items.append(f"_c{i}(v[{i}])")
+                namespace[f"_c{pos}"] = f
+                items.append(f"_c{pos}({expr})")
         tail = ""
         if sanitize is not None:  # hidden (lo, hi) per checked pointer, then the report buffer
-            items, tail = _sanitize_items(namespace, sanitize, runtime_index, items, names, kernel_name)
+            items, tail = _sanitize_items(namespace, sanitize, exprs, items, [n for _, _, n in leaves], kernel_name)
             checks.append("    _r = _san_new()\n")
         src = f"def _call(grid, v):\n{''.join(checks)}    _launch(grid, [{', '.join(items)}])\n{tail}"
         exec(compile(src, "<kdsl launcher>", "exec"), namespace)
@@ -183,22 +191,41 @@ class Launcher:
         self.call(grid, values)
 
 
+def _field(value: Any, accessor: str) -> Any:
+    """``value`` read through an accessor of :func:`kdsl.runtime.args.launch_leaves` (``.f`` or ``.f[k]``)."""
+    if not accessor:
+        return value
+    name, _, index = accessor[1:].partition("[")
+    v = getattr(value, name)
+    return v[int(index[:-1])] if index else v
+
+
+def _leaf(r: int | tuple[int, str, str], names: Sequence[str]) -> tuple[int, str, str]:
+    if isinstance(r, tuple):
+        return r
+    return r, "", names[r] if r < len(names) else f"#{r}"
+
+
 def _sanitize_items(
     namespace: dict[str, Any],
     info: SanitizeInfo,
-    runtime_index: Sequence[int],
+    exprs: Sequence[str],
     items: list[str],
     names: Sequence[str],
     kernel_name: str,
 ) -> tuple[list[str], str]:
-    """Launch-list items and the post-launch check for a sanitiser-instrumented kernel."""
+    """Launch-list items and the post-launch check for a sanitiser-instrumented kernel.
+
+    ``exprs[p]`` reads the entry's runtime argument ``p`` from the parameter values ``v``.
+    """
     from kdsl.runtime.sanitize import byte_range, make_reporter, new_report
 
     namespace["_san_range"] = byte_range
     namespace["_san_new"] = new_report
-    namespace["_san_fail"] = make_reporter(info, runtime_index, names, kernel_name)
-    hidden = [f"*_san_range(v[{runtime_index[p]}])" for p in info.params]
-    return [*items, *hidden, "_r"], "    if _r[0]: _san_fail(_r, v)\n" if info.checks else ""
+    namespace["_san_fail"] = make_reporter(info, list(range(len(exprs))), names, kernel_name)
+    hidden = [f"*_san_range({exprs[p]})" for p in info.params]
+    args = "[" + ", ".join(exprs) + "]"
+    return [*items, *hidden, "_r"], f"    if _r[0]: _san_fail(_r, {args})\n" if info.checks else ""
 
 
 def _read_only_error(name: str, kernel_name: str) -> Callable[[], None]:

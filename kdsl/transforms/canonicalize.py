@@ -9,7 +9,8 @@ Runs the greedy driver with three kinds of rewrites:
 * the one-line rules of ``kdsl.transforms.simplify`` (``x*1 -> x``, ...);
 * structured control flow: ``scf.if`` on a constant condition is replaced by
   the taken branch, ``scf.for`` with constant bounds and zero trips by its
-  initial values.
+  initial values, and an ``scf.for``/``scf.while`` value passed on unchanged
+  by its initial value (``dce`` then drops a dead ``scf.for`` slot).
 
 Replacements keep the location of the op they replace.
 """
@@ -72,8 +73,66 @@ class RemoveZeroTripFor(RewritePattern):
         return True
 
 
+class ForwardInvariantIterArgs(RewritePattern):
+    """``scf.for`` iteration argument yielded unchanged -> its init value, inside and after the loop.
+
+    Such a value equals its init on every iteration, so reading the init keeps
+    what is known about it (a constant, a kernel argument's divisibility)
+    visible in the loop. The frontend carries every leaf of a loop-carried
+    block pointer, most of which (base, shape, strides) never change.
+    """
+
+    OPS = ("scf.for",)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        body = op.regions[0].block
+        term = body.terminator
+        if term is None:
+            return False
+        changed = False
+        for i, init in enumerate(op.inits):
+            arg = body.args[i + 1]
+            if term.operands[i] is not arg:
+                continue
+            rewriter.replace_all_uses(arg, init)
+            rewriter.replace_all_uses(op.results[i], init)
+            changed = True
+        if changed:
+            rewriter.modified(op)
+        return changed
+
+
+class ForwardInvariantWhileArgs(RewritePattern):
+    """``scf.while`` slot passed on unchanged (``scf.condition`` forwards ``before`` argument
+    ``i`` as value ``i`` and ``after`` yields its argument ``i``) -> the init value.
+
+    The argument of both regions and the result then always equal the init. The
+    slot itself stays (``dce`` keeps ``scf.while``); its uses are gone.
+    """
+
+    OPS = ("scf.while",)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        before, after = op.regions[0].block, op.regions[1].block
+        cond, term = before.terminator, after.terminator
+        if cond is None or term is None:
+            return False
+        values = cond.operands[1:]
+        changed = False
+        for i, init in enumerate(op.inits):
+            if i >= len(values) or values[i] is not before.args[i] or term.operands[i] is not after.args[i]:
+                continue
+            for v in (before.args[i], after.args[i], op.results[i]):
+                rewriter.replace_all_uses(v, init)
+            changed = True
+        if changed:
+            rewriter.modified(op)
+        return changed
+
+
 def canonicalization_patterns() -> list[RewritePattern]:
-    return [ConstantsToRight(), TableRules(), InlineConstantIf(), RemoveZeroTripFor()]
+    return [ConstantsToRight(), TableRules(), InlineConstantIf(), RemoveZeroTripFor(), ForwardInvariantIterArgs(),
+            ForwardInvariantWhileArgs()]
 
 
 class Canonicalize(Pass):

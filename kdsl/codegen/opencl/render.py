@@ -320,18 +320,18 @@ class Renderer:
         return names
 
     def _assign(self, depth: int, names: list[str], values: list[Value]) -> None:
-        srcs = [self.name(v) for v in values]
-        pairs = [(n, s) for n, s in zip(names, srcs) if n != s]
+        # Skip values assigned to themselves; each pair keeps its own value (for the temporary's type).
+        pairs = [(n, self.name(v), v) for n, v in zip(names, values) if n != self.name(v)]
         if len(pairs) <= 1:
-            for n, s in pairs:
+            for n, s, _ in pairs:
                 self.emit(depth, f"{n} = {s};")
             return
         tmps = []
-        for k, ((_, s), v) in enumerate(zip(pairs, values)):
+        for k, (_, s, v) in enumerate(pairs):
             tmp = f"t{self.counter}_{k}"
             self.emit(depth, f"const {ct.reg(v.type)} {tmp} = {s};")
             tmps.append(tmp)
-        for (n, _), tmp in zip(pairs, tmps):
+        for (n, _, _), tmp in zip(pairs, tmps):
             self.emit(depth, f"{n} = {tmp};")
 
     def op_scf_for(self, op: Operation, depth: int) -> None:

@@ -139,3 +139,45 @@ tile.func @nested_if_in_for(%n: i32, %p: ptr<i32>) {
 // CHECK-NEXT: ^bb0(%i: i32):
 // CHECK-NEXT: scf.yield
 // CHECK-NOT: tile.store
+
+// -----
+
+tile.func @for_invariant_iter_arg(%n: i32, %s: i32) -> (i32) {
+  %lb = arith.constant {value = 0} : i32
+  %step = arith.constant {value = 1} : i32
+  %r, %t = scf.for %lb, %n, %step, %s, %lb : (i32, i32, i32, i32, i32) -> (i32, i32) {
+  ^bb0(%i: i32, %stride: i32, %acc: i32):
+    %m = arith.mul %i, %stride : i32
+    %a = arith.add %acc, %m : i32
+    scf.yield %stride, %a : i32, i32
+  }
+  %u = arith.add %r, %t : i32
+  tile.return %u : i32
+}
+// %stride is yielded unchanged: inside and after the loop it is its init %s (dce drops the slot).
+// CHECK: ^bb0(%i: i32, %stride: i32, %acc: i32):
+// CHECK-NEXT: %m = arith.mul %i, %s : i32
+// CHECK: scf.yield %s, %a : i32, i32
+// CHECK: %u = arith.add %s, %t : i32
+
+// -----
+
+tile.func @while_invariant_arg(%n: i32, %s: i32) -> (i32) {
+  %z = arith.constant {value = 0} : i32
+  %r, %t = scf.while %s, %z : (i32, i32) -> (i32, i32) {
+  ^bb0(%stride: i32, %i: i32):
+    %c = arith.cmp %i, %n {predicate = "lt"} : (i32, i32) -> i1
+    scf.condition %c, %stride, %i : i1, i32, i32
+  } {
+  ^bb0(%stride2: i32, %j: i32):
+    %k = arith.add %j, %stride2 : i32
+    scf.yield %stride2, %k : i32, i32
+  }
+  %u = arith.add %r, %t : i32
+  tile.return %u : i32
+}
+// %stride is passed on unchanged: both regions and the result read the init %s.
+// CHECK: scf.condition %c, %s, %i : i1, i32, i32
+// CHECK: %k = arith.add %j, %s : i32
+// CHECK-NEXT: scf.yield %s, %k : i32, i32
+// CHECK: %u = arith.add %s, %t : i32

@@ -1,0 +1,1 @@
+"""Host-side helpers mirroring ``triton.tools`` (``kdsl.tools.tensor_descriptor``)."""
