@@ -397,7 +397,9 @@ class tensor:
 
 # Functions of ``kl`` that Triton also makes tensor members (``x.cdiv(4)``, ``x.sigmoid()``), beyond
 # the methods written out on :class:`tensor` above.
-MEMBER_FUNCTIONS = ("cast", "cdiv", "sigmoid", "softmax", "fdiv", "div_rn", "umulhi", "fma", "join", "interleave")
+MEMBER_FUNCTIONS = ("cast", "cdiv", "sigmoid", "softmax", "fdiv", "div_rn", "umulhi", "fma", "join", "interleave",
+                    "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
+                    "atomic_xor")
 
 
 def _math_method(name: str) -> Callable[[tensor], tensor]:

@@ -87,3 +87,21 @@ def test_triton_member_functions(backend: str) -> None:
     want = [1 / (1 + np.exp(-x)), e / e.sum(), x / y, x / y, x * y + 1, -(-np.arange(16) // 3),
             np.stack([x, y], 1).reshape(2, 16).sum(0) + x + y]
     np.testing.assert_allclose(out.reshape(7, 16), np.array(want, np.float32), rtol=2e-6, atol=1e-6)
+
+
+@kdsl.kernel
+def atomic_members_kernel(x_ptr, out_ptr):
+    offs = kl.arange(0, 16)
+    p = out_ptr + offs
+    p.atomic_add(kl.load(x_ptr + offs))
+    p.atomic_max(5)
+    old = p.atomic_xchg(offs)
+    (out_ptr + 16 + offs).atomic_cas(0, old.to(kl.int32) + 100)
+
+
+def test_atomic_member_functions(backend: str) -> None:
+    x = np.arange(16, dtype=np.int32) * 2 - 8
+    out = np.zeros(32, np.int32)
+    atomic_members_kernel[(1,)](x, out)
+    np.testing.assert_array_equal(out[:16], np.arange(16))
+    np.testing.assert_array_equal(out[16:], np.maximum(x, 5) + 100)
