@@ -35,6 +35,7 @@ from kdsl.autotune.heuristics import apply as apply_heuristics
 from kdsl.autotune.heuristics import split as split_heuristics
 from kdsl.autotune.search import Evaluator, Search, default_budget, make_search
 from kdsl.autotune.space import coordinates, tunable_space
+from kdsl.autotune.wrapper import KernelWrapper
 from kdsl.errors import LaunchError
 from kdsl.runtime.jit import KernelFunction
 
@@ -42,7 +43,7 @@ log = logging.getLogger("kdsl.autotune")
 INF = float("inf")
 
 
-class Autotuner:
+class Autotuner(KernelWrapper):
     """A kernel plus its candidate configs; launched like the kernel (``at[grid](...)``)."""
 
     def __init__(
@@ -77,11 +78,7 @@ class Autotuner:
         fn, self.heuristics = split_heuristics(fn)  # @autotune over @heuristics: applied per config
         if not isinstance(fn, KernelFunction):
             raise TypeError(f"@kdsl.autotune must decorate a @kdsl.kernel function, got {type(fn).__name__}")
-        self.fn = fn
-        self.__name__ = fn.__name__
-        self.__qualname__ = fn.__qualname__
-        self.__doc__ = fn.__doc__
-        self.__module__ = fn.__module__
+        self._wrap(fn)
         self.arg_names = fn.arg_names
         self.configs = list(configs) if configs else None
         for name in [*key, *(reset_to_zero or ()), *(restore_value or ())]:
@@ -112,15 +109,6 @@ class Autotuner:
 
     def __repr__(self) -> str:
         return f"<kdsl.autotune {self.fn.__qualname__}>"
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fn(*args, **kwargs)
-
-    def __getitem__(self, grid: Any) -> Callable[..., None]:
-        def launcher(*args: Any, **kwargs: Any) -> None:
-            self.run(*args, grid=grid, **kwargs)
-
-        return launcher
 
     # --- launching -------------------------------------------------------------------
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:

@@ -16,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from kdsl.autotune.wrapper import KernelWrapper
+
 Rules = dict[str, Callable[[dict[str, Any]], Any]]
 
 
-class Heuristics:
+class Heuristics(KernelWrapper):
     """A kernel (or autotuner) whose launches get computed meta-parameters."""
 
     def __init__(self, fn: Any, values: Mapping[str, Callable[[dict[str, Any]], Any]]) -> None:
@@ -29,25 +31,12 @@ class Heuristics:
         for name, rule in values.items():
             if not callable(rule):
                 raise TypeError(f"@kdsl.heuristics: the value for {name!r} must be a function of the arguments")
-        self.fn = fn
+        self._wrap(fn)
         self.values: Rules = dict(values)
         self.arg_names: list[str] = list(fn.arg_names)
-        self.__name__ = fn.__name__
-        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
-        self.__doc__ = fn.__doc__
-        self.__module__ = fn.__module__
 
     def __repr__(self) -> str:
         return f"<kdsl.heuristics {self.__qualname__}: {', '.join(self.values)}>"
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.fn(*args, **kwargs)
-
-    def __getitem__(self, grid: Any) -> Callable[..., None]:
-        def launcher(*args: Any, **kwargs: Any) -> None:
-            self.run(*args, grid=grid, **kwargs)
-
-        return launcher
 
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
         self.fn.run(*args, grid=grid, **apply(self.values, self.arg_names, args, kwargs))
