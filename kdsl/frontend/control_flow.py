@@ -268,7 +268,7 @@ class ControlFlowMixin(GeneratorBase):
             raise self.error("range() step must not be zero", node.iter)
         bounds = [self.sem.to_tensor(b) for b in (lb, ub, step)]
         for b in bounds:
-            if b.type.shape or not isinstance(b.type, ScalarType) or not b.type.is_int:
+            if b.type.shape or not isinstance(b.type, ScalarType) or not b.type.is_integer:
                 raise self.error(f"for-loop bounds and step must be integer scalars, got {b.type}", node.iter)
         iv_t = _promote(_promote(bounds[0].type, bounds[1].type), bounds[2].type)
         bounds = [b if b.type == iv_t else self.sem.cast(b, iv_t) for b in bounds]

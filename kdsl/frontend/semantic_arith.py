@@ -124,7 +124,7 @@ class ArithSemantic(ShapeSemantic):
             except TypeRuleError as e:
                 raise self.error(str(e)) from None
             for is_s, v in ((a_scalar, av), (b_scalar, bv)):
-                if is_s and ret.is_int and not ret.is_bool:
+                if is_s and ret.is_integer and not ret.is_boolean:
                     self._check_scalar_fits(v, ret)
             x = self.constant(av, ret) if a_scalar else self.cast(a, ret)
             y = self.constant(bv, ret) if b_scalar else self.cast(b, ret)
@@ -185,11 +185,11 @@ class ArithSemantic(ShapeSemantic):
         x, y = self.check_operands(a, b, "truediv", div_or_mod=True)
         tx, ty = x.dtype, y.dtype
         assert isinstance(tx, ScalarType) and isinstance(ty, ScalarType)
-        if tx.is_int and ty.is_int:
+        if tx.is_integer and ty.is_integer:
             x, y = self.cast(x, f32), self.cast(y, f32)
-        elif tx.is_float and ty.is_int:
+        elif tx.is_float and ty.is_integer:
             y = self.cast(y, tx)
-        elif tx.is_int and ty.is_float:
+        elif tx.is_integer and ty.is_float:
             x = self.cast(x, ty)
         elif tx != ty:
             if mantissa_width(tx) > mantissa_width(ty):
@@ -255,7 +255,7 @@ class ArithSemantic(ShapeSemantic):
         """``& | ^ << >>`` on integers (``>>`` is arithmetic for signed types)."""
         for v in (a, b):
             t = v.dtype if isinstance(v, tensor) else self.py_scalar_type(unwrap(v))
-            if not (isinstance(t, ScalarType) and t.is_int):
+            if not (isinstance(t, ScalarType) and t.is_integer):
                 ta = a.dtype if isinstance(a, tensor) else self.py_scalar_type(unwrap(a))
                 tb = b.dtype if isinstance(b, tensor) else self.py_scalar_type(unwrap(b))
                 raise self.error(f"invalid operands of type {ta} and {tb} for '{_SYMBOL[op]}': "
@@ -290,5 +290,5 @@ class ArithSemantic(ShapeSemantic):
 
 
 def _is_int(x: tensor) -> bool:
-    return isinstance(x.dtype, ScalarType) and x.dtype.is_int
+    return isinstance(x.dtype, ScalarType) and x.dtype.is_integer
 

@@ -213,7 +213,7 @@ class BlockPtrSemantic(ReduceSemantic):
         for x in items:
             v = unwrap(x)
             if isinstance(v, tensor):
-                if v.shape or not isinstance(v.dtype, ScalarType) or not v.dtype.is_int or v.dtype.is_bool:
+                if v.shape or not isinstance(v.dtype, ScalarType) or not v.dtype.is_integer or v.dtype.is_boolean:
                     raise self.error(f"{what}: {name} entries must be integer scalars, got {v.type}")
                 out.append(self.cast(v, i64) if v.dtype.is_unsigned else v)
             elif isinstance(v, int) and not isinstance(v, bool):
@@ -232,7 +232,7 @@ class BlockPtrSemantic(ReduceSemantic):
         for x in items:
             v = unwrap(x)
             if isinstance(v, tensor):
-                if v.shape or not isinstance(v.dtype, ScalarType) or not v.dtype.is_int or v.dtype.is_bool:
+                if v.shape or not isinstance(v.dtype, ScalarType) or not v.dtype.is_integer or v.dtype.is_boolean:
                     raise self.error(f"{what}: offsets must be integer scalars, got {v.type}")
                 out.append(v if v.dtype == i32 else self.cast(v, i32))
             elif isinstance(v, int) and not isinstance(v, bool):

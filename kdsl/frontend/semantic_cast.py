@@ -32,7 +32,7 @@ class CastSemantic(SemanticBase):
         if isinstance(src, PointerType):
             return self._cast_from_ptr(x, dst)
         if isinstance(dst, PointerType):
-            if not src.is_int:
+            if not src.is_integer:
                 raise self.error(f"cannot cast {src} to pointer type {dst}")
             if src.name not in ("i64", "u64"):
                 x = self.emit1(arith.CastOp, [x.handle], x.type.with_element(i64))

@@ -49,7 +49,7 @@ class IndexingSemantic(ReduceSemantic):
         """``out[i] = src[i with coordinate axis replaced by index[i]]``; out has index's shape."""
         s = self._tile(src, "kl.gather")
         i = self._tile(index, "kl.gather index")
-        if not (isinstance(i.dtype, ScalarType) and i.dtype.is_int and i.dtype != i1):
+        if not (isinstance(i.dtype, ScalarType) and i.dtype.is_integer and i.dtype != i1):
             raise self.error(f"kl.gather: index must be an integer tensor, got {i.type}")
         rank = len(s.shape)
         if len(i.shape) != rank:
@@ -97,7 +97,7 @@ class IndexingSemantic(ReduceSemantic):
         t = self._tile(x, "kl.histogram")
         if len(t.shape) != 1:
             raise self.error(f"kl.histogram needs a 1-D tensor, got shape {t.shape}")
-        if not (isinstance(t.dtype, ScalarType) and t.dtype.is_int and t.dtype != i1):
+        if not (isinstance(t.dtype, ScalarType) and t.dtype.is_integer and t.dtype != i1):
             raise self.error(f"kl.histogram needs integer values, got {t.dtype}")
         bins = self.const_int(num_bins, "kl.histogram num_bins")
         if _log2_exact(bins) is None:

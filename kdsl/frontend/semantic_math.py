@@ -74,7 +74,7 @@ class MathSemantic(ArithSemantic):
         """High half of the 2N-bit product of two 32/64-bit integers."""
         x, y = self.check_operands(a, b, "mul")
         dt = x.dtype
-        if not (isinstance(dt, ScalarType) and dt.is_int and dt.bitwidth in (32, 64)):
+        if not (isinstance(dt, ScalarType) and dt.is_integer and dt.bitwidth in (32, 64)):
             raise self.error(f"kl.umulhi expects 32- or 64-bit integers, got {dt}")
         if dt.is_signed:  # Triton's umulhi is always the *unsigned* high product
             ut = ScalarType(dt.name.replace("i", "u"))

@@ -118,7 +118,7 @@ class MemorySemantic(MathSemantic):
             raise self.error(f"atomic_{kind} does not support {elem}")
         if elem.bitwidth < 16 or elem.name in ("i16", "u16"):
             raise self.error(f"atomic_{kind} does not support {elem}")
-        if kind in ("and", "or", "xor") and not elem.is_int:
+        if kind in ("and", "or", "xor") and not elem.is_integer:
             raise self.error(f"atomic_{kind} needs an integer pointee, got {elem}")
         v = self.cast(self._to_ptr_shape(ptr, val, "atomic value"), elem)
         m = self._mask(ptr, mask)
@@ -145,14 +145,14 @@ class MemorySemantic(MathSemantic):
             raise self.error(f"{name} needs one value per dimension of shape {t.shape}, got {vals}")
         if any(v <= 0 for v in vals):
             raise self.error(f"{name} values must be positive, got {vals}")
-        if not (isinstance(t.dtype, PointerType) or t.dtype.is_int):
+        if not (isinstance(t.dtype, PointerType) or t.dtype.is_integer):
             raise self.error(f"{name} applies to integers or pointers, got {t.dtype}")
         return self.emit1(tile.HintOp, [t.handle], t.type, **{name: vals})
 
     def assume(self, cond: Any) -> None:
         """``kl.assume``: the condition must be a boolean (or integer, tested against zero) value."""
         c = self.to_tensor(cond)
-        if not (c.dtype == i1 or (isinstance(c.dtype, ScalarType) and c.dtype.is_int)):
+        if not (c.dtype == i1 or (isinstance(c.dtype, ScalarType) and c.dtype.is_integer)):
             raise self.error(f"kl.assume expects a boolean condition, got {c.type}")
 
     # --- debugging ------------------------------------------------------------------

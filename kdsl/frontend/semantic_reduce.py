@@ -136,7 +136,7 @@ class ReduceSemantic(MemorySemantic):
 
     def reduce_xor(self, x: Any, axis: Any = None, keep_dims: bool = False) -> tensor:
         (t,) = self._inputs(x, "kl.xor_sum")
-        if not _scalar(t).is_int:
+        if not _scalar(t).is_integer:
             raise self.error(f"kl.xor_sum is only supported for integers, got {t.dtype}")
         return self.reduce_with([t], axis, lambda a: [self.xor(a[0], a[1])], keep_dims, "kl.xor_sum")[0]
 
@@ -267,7 +267,7 @@ class ReduceSemantic(MemorySemantic):
         return self.emit1(tile.DotOp, [x.handle, y.handle, c.handle], rty, input_precision=prec)
 
     def _dot_result_type(self, e: ScalarType, out: Any) -> ScalarType:
-        if e.is_int:
+        if e.is_integer:
             if e != i8:
                 raise self.error(f"kl.dot: only int8 integer inputs are supported, got {e}")
             return i32
@@ -289,7 +289,7 @@ def _scalar(t: tensor) -> ScalarType:
 def _sum_dtype(e: ScalarType, requested: Any) -> Any:
     if requested is not None:
         return requested
-    if e.is_int and e.bitwidth < 32:
+    if e.is_integer and e.bitwidth < 32:
         return u32 if e.is_unsigned else i32
     if e.is_float and e.bitwidth < 32:  # documented: "float dtypes are upcasted to at least float32"
         return f32

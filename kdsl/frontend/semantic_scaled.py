@@ -62,7 +62,7 @@ class ScaledDotSemantic(ReduceSemantic):
             if t.dtype != want:
                 raise self.error(f"kl.dot_scaled: {what}_format {name!r} needs a {want} tile, got {t.dtype}")
             return self.cast(t, f32)
-        if not (isinstance(t.dtype, ScalarType) and t.dtype.is_int and t.dtype.bitwidth == 8):
+        if not (isinstance(t.dtype, ScalarType) and t.dtype.is_integer and t.dtype.bitwidth == 8):
             raise self.error(f"kl.dot_scaled: {what}_format {name!r} needs its bytes as a uint8 tile, got {t.dtype}")
         bits = self.cast(self.bitcast(t, u8), u32)
         if name != "e2m1":
@@ -105,7 +105,7 @@ class ScaledDotSemantic(ReduceSemantic):
         if unwrap(scale) is None:
             return x
         s = self.to_tensor(scale)
-        if not (isinstance(s.dtype, ScalarType) and s.dtype.is_int and s.dtype.bitwidth == 8):
+        if not (isinstance(s.dtype, ScalarType) and s.dtype.is_integer and s.dtype.bitwidth == 8):
             raise self.error(f"kl.dot_scaled: {what} must hold e8m0 scales as uint8, got {s.dtype}")
         k = x.shape[k_axis]
         other = x.shape[1 - k_axis]

@@ -57,7 +57,7 @@ class SortNetwork:
         e = _elem(x)
         if e == i1:
             return self.sem.cast(x, i8), lambda k: self.sem.cast(k, i1)
-        if e.is_int:
+        if e.is_integer:
             return x, lambda k: k
         w = e.bitwidth
         ity = ScalarType(f"i{w}")

@@ -22,9 +22,9 @@ class TypeRuleError(Exception):
 
 def kind(ty: ScalarType) -> int:
     """Kind rank used for Python-scalar promotion: bool < integer < floating."""
-    if ty.is_bool:
+    if ty.is_boolean:
         return 0
-    if ty.is_int:
+    if ty.is_integer:
         return 1
     return 2
 
@@ -101,7 +101,7 @@ def computation_type(a: ScalarType, a_is_scalar: bool, b: ScalarType, b_is_scala
 
 def int_bounds(ty: ScalarType) -> tuple[int, int]:
     """Inclusive value range of an integer type."""
-    if ty.is_bool:
+    if ty.is_boolean:
         return 0, 1
     if ty.is_signed:
         return -(1 << (ty.bitwidth - 1)), (1 << (ty.bitwidth - 1)) - 1

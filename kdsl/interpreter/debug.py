@@ -39,7 +39,7 @@ def _formatter(t: Type, hex_: bool) -> tuple[int, object]:
         return width, lambda v: f"0x{int(v):0{width}x}"
     if e.name == "i1":
         return 0, lambda v: str(int(bool(v)))
-    if e.is_int:
+    if e.is_integer:
         return 0, lambda v: str(int(v))
     return 0, lambda v: repr(float(v)) if e.name != "f16" else str(np.float16(v))
 

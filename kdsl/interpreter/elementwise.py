@@ -148,7 +148,7 @@ _EXACT_NATIVE = ("sqrt", "sqrt_rn", "floor", "ceil", "abs")
 
 def unary(name: str, e: ScalarType) -> Unary:
     """Function for one-operand ``math.<name>`` on element type ``e``."""
-    if name == "abs" and e.is_int:
+    if name == "abs" and e.is_integer:
         return np.abs if e.is_signed else (lambda x: x)  # np.abs wraps INT_MIN
     if name == "erf":
         if e.name == "f64":

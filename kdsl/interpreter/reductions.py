@@ -64,7 +64,7 @@ def _fast(op: Operation) -> tuple[np.ufunc | None, Combine | None]:
     kind, inner = found
     e = inner.result.type.scalar
     assert isinstance(e, ScalarType)
-    if e.is_int:
+    if e.is_integer:
         return _int_ufunc(kind, e), None
     if kind in ("max", "min"):
         prop = bool(inner.attributes.get("propagate_nan", False))

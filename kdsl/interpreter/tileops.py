@@ -154,7 +154,7 @@ def _dot(op: Operation, c: Compiler) -> OpFn:
     assert isinstance(ein, ScalarType) and isinstance(eacc, ScalarType)
     a, b, acc = op.operands
     r = op.result
-    if ein.is_int:
+    if ein.is_integer:
         wide: np.dtype[np.generic] = np.dtype(np.int64)
     elif ein.name == "f64":
         wide = np.dtype(np.float64)

@@ -128,7 +128,7 @@ def scalar_array(value: Any, t: Type) -> Array:
         return np.array([int(value)], dtype=np.int64)
     if e.name == "i1":
         return np.array([bool(value)])
-    if e.is_int:
+    if e.is_integer:
         if isinstance(value, (float, np.floating)):
             raise TypeError(f"float {value!r} given for integer type {e}")
         return np.array([wrap_int(int(value), e)], dtype=e.np_dtype)

@@ -80,6 +80,13 @@ class Type:
     def is_ptr(self) -> bool:
         return isinstance(self.scalar, PointerType)
 
+    def is_block(self) -> bool:
+        """Triton's name for a tile type."""
+        return self.is_tile()
+
+    def is_void(self) -> bool:
+        return False
+
     def with_shape(self, shape: tuple[int, ...]) -> Type:
         """Same element type with a new shape; ``()`` gives the bare scalar."""
         elem = self.scalar
@@ -108,11 +115,11 @@ class ScalarType(Type):
         return self
 
     @property
-    def is_int(self) -> bool:
+    def is_integer(self) -> bool:
         return self.name[0] in "iu"
 
     @property
-    def is_bool(self) -> bool:
+    def is_boolean(self) -> bool:
         return self.name == "i1"
 
     @property
@@ -166,6 +173,66 @@ class ScalarType(Type):
 
     def is_fp64(self) -> bool:
         return self.name == "f64"
+
+    def is_int(self) -> bool:
+        """Triton's ``dtype.is_int()``: every integer type, ``int1`` included (as Triton lists it)."""
+        return self.is_integer
+
+    def is_bool(self) -> bool:
+        return self.name == "i1"
+
+    def is_int1(self) -> bool:
+        return self.name == "i1"
+
+    def is_int8(self) -> bool:
+        return self.name == "i8"
+
+    def is_int16(self) -> bool:
+        return self.name == "i16"
+
+    def is_int32(self) -> bool:
+        return self.name == "i32"
+
+    def is_int64(self) -> bool:
+        return self.name == "i64"
+
+    def is_uint8(self) -> bool:
+        return self.name == "u8"
+
+    def is_uint16(self) -> bool:
+        return self.name == "u16"
+
+    def is_uint32(self) -> bool:
+        return self.name == "u32"
+
+    def is_uint64(self) -> bool:
+        return self.name == "u64"
+
+    def is_standard_floating(self) -> bool:
+        return self.name in ("f16", "bf16", "f32", "f64")
+
+    def is_fp8(self) -> bool:
+        """No fp8 element type exists in kdsl (the fp8 family's predicates are all False)."""
+        return False
+
+    is_fp8e4nv = is_fp8e5 = is_fp8e4b15 = is_fp8e4b8 = is_fp8e5b16 = is_fp8
+
+    def get_int_max_value(self) -> int:
+        if not self.is_integer:
+            raise TypeError(f"{self} is not an integer type")
+        return (1 << self.bitwidth) - 1 if self.is_unsigned else (1 << (self.bitwidth - 1)) - 1
+
+    def get_int_min_value(self) -> int:
+        if not self.is_integer:
+            raise TypeError(f"{self} is not an integer type")
+        return 0 if self.is_unsigned else -(1 << (self.bitwidth - 1))
+
+    @property
+    def fp_mantissa_width(self) -> int:
+        widths = {"f16": 10, "bf16": 7, "f32": 23, "f64": 52}
+        if self.name not in widths:
+            raise TypeError(f"{self} is not a floating-point type")
+        return widths[self.name]
 
     @property
     def np_dtype(self) -> np.dtype[np.generic]:

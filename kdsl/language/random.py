@@ -46,7 +46,7 @@ def philox_impl(sem: Semantic, c: Words, k0: tensor, k1: tensor, n_rounds: int) 
 def philox(sem: Semantic, seed: Any, c: tuple[Any, Any, Any, Any], n_rounds: int) -> Words:
     """Key Philox with ``seed`` (any integer scalar) and run it on counter ``c``."""
     s = sem.to_tensor(seed)
-    if not (isinstance(s.dtype, ScalarType) and s.dtype.is_int):
+    if not (isinstance(s.dtype, ScalarType) and s.dtype.is_integer):
         raise sem.error(f"random seed must be an integer, got {s.dtype}")
     s = sem.cast(s, u64)
     words = [sem.to_tensor(x) for x in c]

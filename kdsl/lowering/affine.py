@@ -132,7 +132,7 @@ def of_constant(lw: Lowerer, val: object, t: ScalarType | PointerType, rank: int
         return None
     if t == _I1:
         return Bounds((None,) * rank, None if val else lw.const(False, t))
-    if t.is_int and isinstance(val, int) and not isinstance(val, bool):
+    if t.is_integer and isinstance(val, int) and not isinstance(val, bool):
         return Affine(lw.const(val, t), (0,) * rank)
     return None
 
@@ -151,7 +151,7 @@ def of_elementwise(lw: Lowerer, op: Operation, reps: list[Rep]) -> Form | None:
         return None
     if name == "tile.addptr":
         return _addptr(lw, a, b, t)
-    if not ((isinstance(t, ScalarType) and t.is_int) or name == "arith.cmp"):
+    if not ((isinstance(t, ScalarType) and t.is_integer) or name == "arith.cmp"):
         return None
     if name in ("arith.add", "arith.sub"):
         return _sum(lw, a, b, t, 1 if name == "arith.add" else -1)
@@ -199,7 +199,7 @@ def _addptr(lw: Lowerer, p: Affine, o: Affine, t: Type) -> Affine | None:
 def _cmp(lw: Lowerer, pred: str, a: Affine, b: Affine) -> Bounds | None:
     """``a pred b`` for a signed index: uniform, or ``idx_d < limit`` on one dimension."""
     t = a.base.type
-    if not (isinstance(t, ScalarType) and t.is_int and t.is_signed):
+    if not (isinstance(t, ScalarType) and t.is_integer and t.is_signed):
         return None
     rank = len(a.strides)
     if a.uniform and b.uniform:

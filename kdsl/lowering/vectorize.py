@@ -193,7 +193,7 @@ class _Vectorizer:
                 raise Reject
             e = arg.type
             assert isinstance(e, ScalarType)
-            if red in ("and", "or", "xor") and not e.is_int:
+            if red in ("and", "or", "xor") and not e.is_integer:
                 raise Reject
             self.kind[arg] = R
             self.reductions[i] = (op, red)

@@ -211,7 +211,7 @@ def _numpy_scalar(name: str, value: np.generic, spec_ok: bool, kernel: str) -> t
         t: ScalarType = scalar_from_numpy(value.dtype)
     except TypeError as exc:
         raise LaunchError(f"numpy scalars of dtype {value.dtype} are not supported", name, kernel) from exc
-    if t.is_int and not t.is_bool:
+    if t.is_integer and not t.is_boolean:
         v = int(value)
         if spec_ok and v == 1:
             return ParamSpec.const(name, 1), None

@@ -39,7 +39,7 @@ def _pow2_floor(v: int) -> int:
 def divisor(v: Value, depth: int = 0) -> int:
     """A power of two dividing ``v`` (1 when nothing is known)."""
     e = v.type.scalar
-    if depth > 32 or not (isinstance(e, PointerType) or (isinstance(e, ScalarType) and e.is_int)):
+    if depth > 32 or not (isinstance(e, PointerType) or (isinstance(e, ScalarType) and e.is_integer)):
         return 1
     c = const_value(v)
     if c is not None and not isinstance(c, float):
@@ -84,7 +84,7 @@ def _op_divisor(op: Operation, depth: int) -> int:
         return min(divisor(op.ptr, depth), min(CAP, divisor(op.offset, depth) * size))
     if name == "arith.cast":
         src, dst = op.operand.type.scalar, op.result.type.scalar
-        if isinstance(src, ScalarType) and isinstance(dst, ScalarType) and src.is_int and dst.is_int:
+        if isinstance(src, ScalarType) and isinstance(dst, ScalarType) and src.is_integer and dst.is_integer:
             return divisor(op.operand, depth) if dst.bitwidth >= src.bitwidth else 1
         return 1
     if name == "tile.hint":
@@ -116,7 +116,7 @@ class Lanes:
 
 def lanes(v: Value, depth: int = 0) -> Lanes | None:
     """Decompose an integer tile into a uniform base plus bounded lane constants."""
-    if depth > 32 or not getattr(v.type.scalar, "is_int", False):
+    if depth > 32 or not getattr(v.type.scalar, "is_integer", False):
         return None
     c = const_value(v)
     if c is not None and not isinstance(c, float):

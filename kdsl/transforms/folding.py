@@ -49,7 +49,7 @@ def wrap_int(v: int, e: ScalarType) -> Const:
     """``v`` reduced to ``e``'s bit width and signedness (``i1`` gives a bool)."""
     bits = e.bitwidth
     v &= (1 << bits) - 1
-    if e.is_bool:
+    if e.is_boolean:
         return bool(v)
     if e.is_signed and v >= 1 << (bits - 1):
         v -= 1 << bits
@@ -175,7 +175,7 @@ def _fold_binary(op: Operation, vals: Sequence[Const]) -> Const | None:
     if e is None:
         return None
     name = op.NAME.split(".", 1)[1]
-    if e.is_int:
+    if e.is_integer:
         r = _int_binary(name, int(vals[0]), int(vals[1]), e)
         return None if r is None else wrap_int(r, e)
     if not _foldable_float(e):
@@ -188,7 +188,7 @@ def _fold_neg(op: Operation, vals: Sequence[Const]) -> Const | None:
     e = elem_of(op.result.type)
     if e is None:
         return None
-    if e.is_int:
+    if e.is_integer:
         return wrap_int(-int(vals[0]), e)
     return _py_float(-as_float(vals[0], e)) if _foldable_float(e) else None
 
@@ -198,7 +198,7 @@ def _fold_cmp(op: Operation, vals: Sequence[Const]) -> Const | None:
     pred = op.attributes["predicate"]
     if e is None:
         return None
-    if e.is_int:
+    if e.is_integer:
         a: Any = int(vals[0])
         b: Any = int(vals[1])
     elif _foldable_float(e):
@@ -231,15 +231,15 @@ def _fold_cast(op: Operation, vals: Sequence[Const]) -> Const | None:
         return None
     if src.is_float:
         x = as_float(v, src)
-        if dst.is_bool:
+        if dst.is_boolean:
             return bool(x != 0)
         if dst.is_float:
             return _float_to_float(float(x), dst)
         return _float_to_int(float(x), dst)
     iv = int(v)
-    if dst.is_bool:
+    if dst.is_boolean:
         return iv != 0
-    if dst.is_int:
+    if dst.is_integer:
         return wrap_int(iv, dst)
     return round_exact(Fraction(iv), dst) if _foldable_float(dst) else None
 
@@ -260,7 +260,7 @@ def _float_to_int(x: float, dst: ScalarType) -> int | None:
 
 def _fold_bitcast(op: Operation, vals: Sequence[Const]) -> Const | None:
     src, dst = elem_of(op.operand.type), elem_of(op.result.type)
-    if src is None or dst is None or src.is_bool or dst.is_bool or "bf16" in (src.name, dst.name):
+    if src is None or dst is None or src.is_boolean or dst.is_boolean or "bf16" in (src.name, dst.name):
         return None
     if src.is_float:
         x = as_float(vals[0], src)
@@ -315,7 +315,7 @@ def _fold_abs(op: Operation, vals: Sequence[Const]) -> Const | None:
     e = elem_of(op.result.type)
     if e is None:
         return None
-    if e.is_int:
+    if e.is_integer:
         return wrap_int(abs(int(vals[0])), e)
     return _py_float(abs(as_float(vals[0], e))) if _foldable_float(e) else None
 
@@ -354,7 +354,7 @@ def _fold_fma(op: Operation, vals: Sequence[Const]) -> Const | None:
 
 def _fold_umulhi(op: Operation, vals: Sequence[Const]) -> Const | None:
     e = elem_of(op.result.type)
-    if e is None or not e.is_int:
+    if e is None or not e.is_integer:
         return None
     return wrap_int((int(vals[0]) * int(vals[1])) >> e.bitwidth, e)
 

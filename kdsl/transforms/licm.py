@@ -45,7 +45,7 @@ def defined_inside(v: Value, loop: Operation) -> bool:
 
 def _may_trap(op: Operation) -> bool:
     e = op.result.type.scalar
-    if op.NAME not in ("arith.div", "arith.rem") or not (isinstance(e, ScalarType) and e.is_int):
+    if op.NAME not in ("arith.div", "arith.rem") or not (isinstance(e, ScalarType) and e.is_integer):
         return False
     c = const_value(op.rhs)
     return c is None or int(c) == 0

@@ -52,7 +52,7 @@ class UniformLaneMask(RewritePattern):
     OPS = ("arith.cmp",)
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
-        if not op.result.type.shape or not op.lhs.type.scalar.is_int:
+        if not op.result.type.shape or not op.lhs.type.scalar.is_integer:
             return False
         pair = _lt_operands(op)
         if pair is None:

@@ -35,7 +35,7 @@ class R:
 # --------------------------------------------------------------------------- predicates
 def _is_int(v: Value) -> bool:
     e = v.type.scalar
-    return isinstance(e, ScalarType) and e.is_int
+    return isinstance(e, ScalarType) and e.is_integer
 
 
 def _is_float(v: Value) -> bool:
@@ -47,7 +47,7 @@ def int_eq(v: Value, k: int) -> bool:
     """``v`` is an integer constant equal to ``k`` (``-1`` means all ones)."""
     c = const_value(v)
     e = v.type.scalar
-    return c is not None and isinstance(e, ScalarType) and e.is_int and wrap_int(int(c), e) == wrap_int(k, e)
+    return c is not None and isinstance(e, ScalarType) and e.is_integer and wrap_int(int(c), e) == wrap_int(k, e)
 
 
 def float_eq(v: Value, k: float) -> bool:

@@ -56,7 +56,7 @@ def make_constant(rewriter: PatternRewriter, value: Const, type: Type) -> Value:
     constants print and CSE identically.
     """
     e = type.scalar
-    if isinstance(value, (bool, int)) and not isinstance(value, float) and getattr(e, "is_int", False):
+    if isinstance(value, (bool, int)) and not isinstance(value, float) and getattr(e, "is_integer", False):
         value = wrap_int(int(value), e)  # type: ignore[arg-type]
     elif getattr(e, "is_float", False):
         value = float(value)

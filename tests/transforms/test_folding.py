@@ -55,7 +55,7 @@ def fold(op_cls: type[Operation], operand_types: list[Type], values: list[Const]
 
 
 def ints(t: ScalarType) -> st.SearchStrategy[int]:
-    info = np.iinfo(t.np_dtype) if not t.is_bool else None
+    info = np.iinfo(t.np_dtype) if not t.is_boolean else None
     lo, hi = (0, 1) if info is None else (int(info.min), int(info.max))
     edges = sorted({lo, hi, 0, min(1, hi), max(-1, lo), lo + 1, hi - 1})
     return st.one_of(st.sampled_from(edges), st.integers(lo, hi), st.integers(max(lo, -300), min(hi, 300)))
@@ -68,7 +68,7 @@ def floats(t: ScalarType) -> st.SearchStrategy[float]:
 
 
 def np_val(v: Const, t: ScalarType) -> Any:
-    return np.array(v, dtype=t.np_dtype)[()] if not t.is_bool else np.bool_(v)
+    return np.array(v, dtype=t.np_dtype)[()] if not t.is_boolean else np.bool_(v)
 
 
 def same_float(got: Const | None, want: Any) -> bool:
@@ -181,12 +181,12 @@ def test_int_casts_match_numpy(src: ScalarType, dst: ScalarType, data: st.DataOb
     x = np.array([a], dtype=src.np_dtype)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        want: Any = (x != 0)[0] if dst.is_bool else x.astype(dst.np_dtype)[0]
+        want: Any = (x != 0)[0] if dst.is_boolean else x.astype(dst.np_dtype)[0]
     got = fold(arith.CastOp, [src], [a], dst)
     if dst.is_float:
         assert same_float(got, want), f"{a}:{src} -> {dst}: {got} != {want}"
     else:
-        assert got == want and (type(got) is bool) == dst.is_bool
+        assert got == want and (type(got) is bool) == dst.is_boolean
 
 
 @pytest.mark.parametrize("src", FLOAT_TYPES, ids=str)
@@ -197,7 +197,7 @@ def test_float_casts_match_numpy(src: ScalarType, dst: ScalarType, data: st.Data
     a = data.draw(st.one_of(floats(src), st.floats(-300, 300, width=16)))
     x = np.array([a], dtype=src.np_dtype)
     got = fold(arith.CastOp, [src], [a], dst)
-    if dst.is_bool:
+    if dst.is_boolean:
         assert got is bool(x[0] != 0)
         return
     if dst.is_float:

@@ -116,7 +116,7 @@ class MulPow2ToShl(RewritePattern):
 
     def match_and_rewrite(self, op, rewriter: PatternRewriter) -> bool:
         ty = op.results[0].type
-        if not (isinstance(ty, ScalarType) and ty.is_int):
+        if not (isinstance(ty, ScalarType) and ty.is_integer):
             return False  # scalars only, to keep the example short
         c = constant_value(op.operands[1])
         if not isinstance(c, int) or c <= 1 or c & (c - 1):

@@ -235,7 +235,7 @@ def math_unary(cx: Ctx, name: str, e: ScalarType, x: ir.Value) -> ir.Value:
     float range); rsqrt = 1/sqrt (<= 1.5 ulp); erf via libm ``erff``/``erf`` (scalar
     calls); f64 functions via libm (< 1 ulp)."""
     b = cx.b
-    if e.is_int:  # abs; wraps at MIN
+    if e.is_integer:  # abs; wraps at MIN
         neg = b.sub(ir.Constant(x.type, 0), x)
         return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), neg, x) if e.is_signed else x
     if name in ("abs", "floor", "ceil", "sqrt", "sqrt_rn") and e.name != "bf16":
@@ -296,7 +296,7 @@ def cast(cx: Ctx, op: Operation, x: ir.Value) -> ir.Value:
 
 def _to_float(cx: Ctx, s: ScalarType, d: ScalarType, x: ir.Value) -> ir.Value:
     b = cx.b
-    if s.is_int:
+    if s.is_integer:
         if d.name == "bf16":
             wide = b.sitofp(x, F64) if s.is_signed else unsigned_to_float(b, x, F64)
             return f64_to_bf16(cx, wide)

@@ -158,7 +158,7 @@ def _unary(fr: FuncRenderer, op: Operation, e: ScalarType, x: ir.Value) -> ir.Va
     t = x.type
     if n == "arith.neg":
         return b.fneg(x) if e.is_float else b.sub(ir.Constant(t, 0), x)
-    if e.is_int:  # math.abs
+    if e.is_integer:  # math.abs
         if not e.is_signed:
             return x
         return b.select(b.icmp_signed("<", x, ir.Constant(t, 0)), b.sub(ir.Constant(t, 0), x), x)

@@ -141,7 +141,7 @@ def cast(r: Renderer, op: Operation, a: str) -> str:
         if s.name == "f64" and d.name == "f16":
             r.need("kd_half")
             return f"kd_rhd({a})"
-        if s.is_int and s.bitwidth == 64 and d.name in ("f16", "bf16"):
+        if s.is_integer and s.bitwidth == 64 and d.name in ("f16", "bf16"):
             return narrow(r, d, f"((float)(double)({a}))")  # exact enough: |x| > 2^24 overflows f16 anyway
         return narrow(r, d, f"(({ct.reg(d)})({a}))")
     if s.is_float:

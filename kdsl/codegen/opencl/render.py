@@ -279,7 +279,7 @@ class Renderer:
             call = f"{fn}((volatile __global {c}*){a[0]}, {a[1]})"
         elif e.bitwidth == 32 or (kind == "xchg" and e.name == "f32"):
             call = f"atomic_{_ATOMIC_FN[kind]}((volatile __global {c}*){a[0]}, {a[1]})"
-        elif e.bitwidth == 64 and e.is_int:
+        elif e.bitwidth == 64 and e.is_integer:
             self._int64_atomics(op)
             call = f"atom_{_ATOMIC_FN[kind]}((volatile __global {c}*){a[0]}, {a[1]})"
         elif e.name == "f64" and kind == "xchg":

@@ -155,9 +155,9 @@ def _cast(op: Operation, x: str) -> str:
     dt = ct.reg(op.result.type)
     if s == d:
         return x
-    if s.is_float and d.is_int:
+    if s.is_float and d.is_integer:
         return f"convert_{dt}_sat_rtz({x})"
-    if s.is_int and d.is_int and s.bitwidth == d.bitwidth:
+    if s.is_integer and d.is_integer and s.bitwidth == d.bitwidth:
         return f"as_{dt}({x})"
     return f"convert_{dt}({x})"
 

@@ -77,7 +77,7 @@ class _Binary(Operation):
         e = element(self, self.result.type)
         if e.is_float and "float" not in self.KINDS:
             raise self.error(f"expects an integer type, got {self.result.type}")
-        if e.is_int and "int" not in self.KINDS:
+        if e.is_integer and "int" not in self.KINDS:
             raise self.error(f"expects a floating-point type, got {self.result.type}")
 
 

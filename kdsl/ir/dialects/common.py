@@ -27,7 +27,7 @@ def element(op: Operation, t: Type) -> ScalarType:
 
 def require_int(op: Operation, t: Type) -> ScalarType:
     e = element(op, t)
-    if not e.is_int:
+    if not e.is_integer:
         raise op.error(f"expects an integer type, got {t}")
     return e
 

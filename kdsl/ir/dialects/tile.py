@@ -454,7 +454,7 @@ class AtomicRMWOp(Operation):
         kind = self.attributes["kind"]
         if kind not in ATOMIC_KINDS:
             raise self.error(f"unknown atomic kind {kind!r}")
-        if kind in ("and", "or", "xor") and not pt.pointee.is_int:
+        if kind in ("and", "or", "xor") and not pt.pointee.is_integer:
             raise self.error(f"atomic {kind} needs integers")
         _check_sem(self)
         _check_mask(self, self.mask)

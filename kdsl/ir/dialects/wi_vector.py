@@ -125,7 +125,7 @@ class VReduceOp(Operation):
         kind = self.attributes["kind"]
         if kind not in REDUCE_KINDS:
             raise self.error(f"unknown reduction kind {kind!r}")
-        if kind in ("and", "or", "xor") and not e.is_int:
+        if kind in ("and", "or", "xor") and not e.is_integer:
             raise self.error(f"'{kind}' needs an integer type, got {e}")
 
 
