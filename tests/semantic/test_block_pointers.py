@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import kdsl
 import kdsl.language as kl
@@ -521,3 +523,49 @@ def test_branch_mismatch_names_both_block_shapes() -> None:
         branch_mismatch_kernel[(1,)](np.zeros(16, np.float32), 2)
     text = str(info.value)
     assert "block_shape=(16,)" in text and "block_shape=(8,)" in text
+
+
+# --- property: random windows of random arrays --------------------------------------------------
+
+
+@kdsl.kernel
+def window_kernel(x_ptr, y_ptr, M, N, sm, sn, om, on, CHECK: kl.constexpr):
+    # an 8 x 16 window at (om, on) of an (M, N) array with strides (sm, sn), copied to y (8 x 16)
+    src = kl.make_block_ptr(x_ptr, (M, N), (sm, sn), (om, on), (8, 16), (1, 0))
+    dst = kl.make_block_ptr(y_ptr, (8, 16), (16, 1), (0, 0), (8, 16), (1, 0))
+    if CHECK == 0:
+        kl.store(dst, kl.load(src, boundary_check=(0,), padding_option="zero"))
+    elif CHECK == 1:
+        kl.store(dst, kl.load(src, boundary_check=(1,), padding_option="zero"))
+    else:
+        kl.store(dst, kl.load(src, boundary_check=(0, 1), padding_option="zero"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    m=st.integers(1, 20), n=st.integers(1, 40), om=st.integers(-10, 25), on=st.integers(-20, 45),
+    check=st.sampled_from([0, 1, 2]), transposed=st.booleans(),
+)  # fmt: skip
+def test_random_windows_match_numpy(m: int, n: int, om: int, on: int, check: int, transposed: bool) -> None:
+    # Triton: dims in boundary_check read zero outside [0, shape); the others must stay inside,
+    # so the window is moved inside along unchecked dims (reading outside would be undefined).
+    checked = {0: (0,), 1: (1,), 2: (0, 1)}[check]
+    if 0 not in checked:
+        om = min(max(om, 0), max(m - 8, 0)) if m >= 8 else None  # type: ignore[assignment]
+    if 1 not in checked:
+        on = min(max(on, 0), max(n - 16, 0)) if n >= 16 else None  # type: ignore[assignment]
+    assume(om is not None and on is not None)
+    rng = np.random.default_rng(m * 1000 + n)
+    base = rng.standard_normal((n, m) if transposed else (m, n)).astype(np.float32)
+    x = base.T if transposed else base
+    sm, sn = (1, m) if transposed else (n, 1)
+    y = np.full((8, 16), -7.0, np.float32)
+    with kdsl.backend("cpu"):
+        window_kernel[(1,)](base, y, m, n, sm, sn, om, on, CHECK=check)
+    want = np.zeros((8, 16), np.float32)
+    for i in range(8):
+        for j in range(16):
+            r, c = om + i, on + j
+            if 0 <= r < m and 0 <= c < n:
+                want[i, j] = x[r, c]
+    np.testing.assert_array_equal(y, want)
