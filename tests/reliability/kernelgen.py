@@ -323,6 +323,25 @@ class _Gen:
         self.features.add("scan")
         self.define(f"kl.cumsum({v.name}, 0)", v.kind, v.kind == "i")
 
+    def permute(self) -> None:
+        """``kl.sort`` / ``kl.flip`` / ``kl.gather``: data movement, so exact iff the input is (sorting
+        is 1-Lipschitz in the max norm, so an inexact input keeps its tolerance)."""
+        v = self.pick("fi", tile=True)
+        if v is None:
+            return
+        self.features.add("permute")
+        which = self.rng.choice(["sort", "flip", "gather"])
+        if which == "sort":
+            self.define(f"kl.sort({v.name}, descending={self.rng.random() < 0.5})", v.kind, v.exact)
+        elif which == "flip":
+            self.define(f"kl.flip({v.name}, 0)", v.kind, v.exact)
+        else:
+            w = self.pick("i", exact=True, tile=True)
+            if w is None or not v.exact:
+                return
+            # indices outside [0, BLOCK) (negative remainders included) read 0
+            self.define(f"kl.gather({v.name}, {w.name}.to(kl.int32) % (BLOCK + 3), 0)", v.kind, True)
+
     def loop(self) -> None:
         v = self.pick("fi", tile=True)
         w = self.pick("fi", tile=True)
@@ -440,7 +459,13 @@ def generate(seed: int, *, ub: bool = False, specials: bool = True) -> Program:
     g.emit("offs = pid * BLOCK + kl.arange(0, BLOCK)")
     g.emit("mask = offs < n")
     for i, dt in enumerate(dtypes):
-        g.define(f"kl.load(x{i} + offs, mask=mask, other=0)", "i" if dt in INT_DTYPES else "f", True)
+        if rng.random() < 0.2:  # the same masked load written with a block pointer
+            g.features.add("blockptr")
+            bp = f"kl.make_block_ptr(x{i}, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))"
+            g.define(f"kl.load({bp}, boundary_check=(0,), padding_option='zero')", "i" if dt in INT_DTYPES else "f",
+                     True)  # fmt: skip
+        else:
+            g.define(f"kl.load(x{i} + offs, mask=mask, other=0)", "i" if dt in INT_DTYPES else "f", True)
     g.vars.append(Var("s_i", "i", True, tile=False))
     g.vars.append(Var("s_f", "f", True, tile=False))
     steps = [
@@ -453,6 +478,7 @@ def generate(seed: int, *, ub: bool = False, specials: bool = True) -> Program:
         (g.cast, 3),
         (g.philox, 1),
         (g.cumsum, 1),
+        (g.permute, 1),
         (g.loop, 1),
         (g.branch, 1),
         (g.reduction, 2),
