@@ -97,6 +97,26 @@ class Type:
         return TileType(self.shape, elem) if self.shape else elem
 
 
+class Predicate:
+    """A truth value that is also callable: ``t.is_int()`` (Triton's spelling) and ``if t.is_int:``
+    (kdsl's property spelling before it was renamed ``is_integer``) both give the right answer,
+    so older code reading the property is not silently always true."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def __call__(self) -> bool:
+        return self.value
+
+    def __bool__(self) -> bool:
+        return self.value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
 @dataclass(frozen=True)
 class ScalarType(Type):
     """A machine scalar: ``i1``, ``i8..i64``, ``u8..u64``, ``f16``, ``bf16``, ``f32``, ``f64``."""
@@ -174,12 +194,15 @@ class ScalarType(Type):
     def is_fp64(self) -> bool:
         return self.name == "f64"
 
-    def is_int(self) -> bool:
+    @property
+    def is_int(self) -> Predicate:
         """Triton's ``dtype.is_int()``: every integer type, ``int1`` included (as Triton lists it)."""
-        return self.is_integer
+        return Predicate(self.is_integer)
 
-    def is_bool(self) -> bool:
-        return self.name == "i1"
+    @property
+    def is_bool(self) -> Predicate:
+        """Triton's ``dtype.is_bool()``: ``int1``."""
+        return Predicate(self.name == "i1")
 
     def is_int1(self) -> bool:
         return self.name == "i1"

@@ -53,3 +53,9 @@ def test_kernels_branch_on_dtype_methods(backend: str) -> None:
     np.testing.assert_array_equal(out, np.arange(8) + 127.5)
     dtype_branch_kernel[(1,)](np.arange(8, dtype=np.float32), out)
     np.testing.assert_array_equal(out, np.arange(8) * 2 + 0.5)
+
+
+def test_is_int_reads_as_property_and_method() -> None:
+    # Triton calls it; older kdsl code read it as a property: both must give the right answer
+    assert kl.int8.is_int() and kl.int8.is_int and not kl.float32.is_int() and not kl.float32.is_int
+    assert kl.int1.is_bool() and kl.int1.is_bool and not kl.int8.is_bool
