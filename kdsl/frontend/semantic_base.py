@@ -15,6 +15,7 @@ from kdsl.frontend.semantic_types import TypeRuleError, int_bounds, python_scala
 from kdsl.ir.core import Builder, Operation, Value
 from kdsl.ir.dialects import arith
 from kdsl.ir.types import PointerType, ScalarType, TileType, Type
+from kdsl.language.aggregate import Aggregate
 from kdsl.language.core import constexpr, tensor
 
 OpT = TypeVar("OpT", bound=Operation)
@@ -141,4 +142,6 @@ class SemanticBase:
 def _describe(v: Any) -> str:
     if isinstance(v, tensor):
         return f"a tensor of type {v.type}"
+    if isinstance(v, Aggregate):  # a block pointer or descriptor names its own type
+        return v.describe()
     return f"{v!r} ({type(v).__name__})"

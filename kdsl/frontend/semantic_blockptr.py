@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kdsl.frontend.semantic_base import unwrap
+from kdsl.frontend.semantic_base import _describe, unwrap
 from kdsl.frontend.semantic_reduce import ReduceSemantic
 from kdsl.ir.types import PointerType, ScalarType, i32, i64
 from kdsl.language.blockptr import Index, block_pointer, tensor_descriptor
@@ -213,9 +213,8 @@ class BlockPtrSemantic(ReduceSemantic):
         for x in items:
             v = unwrap(x)
             if isinstance(v, tensor):
-                if v.shape or not isinstance(v.dtype, ScalarType) or not v.dtype.is_integer or v.dtype.is_boolean:
-                    raise self.error(f"{what}: {name} entries must be integer scalars, got {v.type}")
-                out.append(self.cast(v, i64) if v.dtype.is_unsigned else v)
+                dt = self._int_scalar_type(v, f"{what}: {name} entries")
+                out.append(self.cast(v, i64) if dt.is_unsigned else v)
             elif isinstance(v, int) and not isinstance(v, bool):
                 out.append(v)
             else:
@@ -232,14 +231,20 @@ class BlockPtrSemantic(ReduceSemantic):
         for x in items:
             v = unwrap(x)
             if isinstance(v, tensor):
-                if v.shape or not isinstance(v.dtype, ScalarType) or not v.dtype.is_integer or v.dtype.is_boolean:
-                    raise self.error(f"{what}: offsets must be integer scalars, got {v.type}")
-                out.append(v if v.dtype == i32 else self.cast(v, i32))
+                dt = self._int_scalar_type(v, f"{what}: offsets")
+                out.append(v if dt == i32 else self.cast(v, i32))
             elif isinstance(v, int) and not isinstance(v, bool):
                 out.append(self.constant(v, i32))
             else:
                 raise self.error(f"{what}: offsets must be integers, got {_describe(v)}")
         return tuple(out)
+
+    def _int_scalar_type(self, v: tensor, what: str) -> ScalarType:
+        """The type of ``v``, which must be a non-boolean integer scalar (``what`` names it in the error)."""
+        dt = v.dtype
+        if v.shape or not isinstance(dt, ScalarType) or not dt.is_integer or dt.is_boolean:
+            raise self.error(f"{what} must be integer scalars, got {v.type}")
+        return dt
 
     def _boundary_check(self, boundary_check: Any, n: int, what: str) -> tuple[int, ...]:
         raw = unwrap(boundary_check)
@@ -263,10 +268,3 @@ class BlockPtrSemantic(ReduceSemantic):
             raise self.error(f"{op}_tensor_descriptor expects a tensor descriptor, got {_describe(d)}")
         return d
 
-
-def _describe(v: Any) -> str:
-    if isinstance(v, tensor):
-        return f"a tensor of type {v.type}"
-    if isinstance(v, (block_pointer, tensor_descriptor)):
-        return v.describe()
-    return f"{v!r} ({type(v).__name__})"

@@ -152,7 +152,7 @@ class MemorySemantic(MathSemantic):
     def assume(self, cond: Any) -> None:
         """``kl.assume``: the condition must be a boolean (or integer, tested against zero) value."""
         c = self.to_tensor(cond)
-        if not (c.dtype == i1 or (isinstance(c.dtype, ScalarType) and c.dtype.is_integer)):
+        if not (isinstance(c.dtype, ScalarType) and c.dtype.is_integer):
             raise self.error(f"kl.assume expects a boolean condition, got {c.type}")
 
     # --- debugging ------------------------------------------------------------------

@@ -62,9 +62,7 @@ class ScaledDotSemantic(ReduceSemantic):
             if t.dtype != want:
                 raise self.error(f"kl.dot_scaled: {what}_format {name!r} needs a {want} tile, got {t.dtype}")
             return self.cast(t, f32)
-        if not (isinstance(t.dtype, ScalarType) and t.dtype.is_integer and t.dtype.bitwidth == 8):
-            raise self.error(f"kl.dot_scaled: {what}_format {name!r} needs its bytes as a uint8 tile, got {t.dtype}")
-        bits = self.cast(self.bitcast(t, u8), u32)
+        bits = self._bytes(t, f"kl.dot_scaled: {what}_format {name!r} needs its bytes as a uint8 tile")
         if name != "e2m1":
             return self._decode(bits, name)
         low = self._decode(self.binary("and_", bits, 15), name)
@@ -73,6 +71,12 @@ class ScaledDotSemantic(ReduceSemantic):
         if axis == 1:
             return self.interleave(low, high)
         return self.trans(self.interleave(self.trans(low), self.trans(high)))
+
+    def _bytes(self, t: tensor, message: str) -> tensor:
+        """An 8-bit integer tile (int8 or uint8 holding raw bytes) as u32 values 0..255."""
+        if not (isinstance(t.dtype, ScalarType) and t.dtype.is_integer and t.dtype.bitwidth == 8):
+            raise self.error(f"{message}, got {t.dtype}")
+        return self.cast(self.bitcast(t, u8), u32)
 
     def _decode(self, bits: tensor, fmt: str) -> tensor:
         """Exact f32 value of each minifloat held in the low bits of a u32 tile."""
@@ -105,14 +109,12 @@ class ScaledDotSemantic(ReduceSemantic):
         if unwrap(scale) is None:
             return x
         s = self.to_tensor(scale)
-        if not (isinstance(s.dtype, ScalarType) and s.dtype.is_integer and s.dtype.bitwidth == 8):
-            raise self.error(f"kl.dot_scaled: {what} must hold e8m0 scales as uint8, got {s.dtype}")
+        e = self._bytes(s, f"kl.dot_scaled: {what} must hold e8m0 scales as uint8")
         k = x.shape[k_axis]
         other = x.shape[1 - k_axis]
         if k % GROUP or s.shape != (other, k // GROUP):
             raise self.error(f"kl.dot_scaled: {what} must have shape {(other, k // GROUP)} for an operand with "
                              f"K = {k} (one scale per {GROUP} elements of K), got {s.shape}")  # fmt: skip
-        e = self.cast(self.bitcast(s, u8), u32)
         # 2**(e - 127): the exponent field of an f32, except e = 0 (2**-127, subnormal) and 255 (NaN)
         pow2 = self.bitcast(self.binary("lshift", e, 23), f32)
         pow2 = self.where(self.compare("eq", e, 0), 2.0**-127, pow2)
