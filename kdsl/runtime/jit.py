@@ -164,8 +164,7 @@ class KernelFunction:
         options = launch_options(binding.options, self.__name__)
         sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
         compiled = self._compiled(backend, specs, options, self._debug(), sanitize)
-        runtime_index = argmod.launch_leaves(specs)
-        launch = Launcher(compiled.kernel, runtime_index, values, compiled.written, self.arg_names, self.__name__,
+        launch = Launcher(compiled.kernel, argmod.launch_leaves(specs), values, compiled.written, self.__name__,
                           compiled.sanitize)
         if key is not None and self._global_snapshot_fresh():
             # compiled matches the globals as they are now: file it under their id

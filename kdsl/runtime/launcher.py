@@ -149,19 +149,17 @@ class Launcher:
     def __init__(
         self,
         kernel: CompiledKernel,
-        runtime_index: Sequence[int | tuple[int, str, str]],
+        leaves: Sequence[tuple[int, str, str]],
         values: Sequence[Any],
         written: frozenset[int] = frozenset(),
-        names: Sequence[str] = (),
         kernel_name: str = "",
         sanitize: SanitizeInfo | None = None,
     ) -> None:
-        """``runtime_index``: per argument of the compiled entry, the index of the
-        parameter it comes from, or ``(index, accessor, name)`` for a field of a
-        structured argument (``(3, ".shape[0]", "desc.shape[0]")``)."""
+        """``leaves``: per argument of the compiled entry, ``(parameter index, accessor, name)``
+        (:func:`kdsl.runtime.args.launch_leaves`: ``(3, "", "x")`` for a plain parameter,
+        ``(3, ".shape[0]", "desc.shape[0]")`` for a field of a structured one)."""
         self.kernel = kernel
         namespace: dict[str, Any] = {"_launch": kernel.launch}
-        leaves = [_leaf(r, names) for r in runtime_index]
         exprs = [f"v[{i}]{acc}" for i, acc, _ in leaves]
         items = []
         checks = []
@@ -198,12 +196,6 @@ def _field(value: Any, accessor: str) -> Any:
     name, _, index = accessor[1:].partition("[")
     v = getattr(value, name)
     return v[int(index[:-1])] if index else v
-
-
-def _leaf(r: int | tuple[int, str, str], names: Sequence[str]) -> tuple[int, str, str]:
-    if isinstance(r, tuple):
-        return r
-    return r, "", names[r] if r < len(names) else f"#{r}"
 
 
 def _sanitize_items(
