@@ -399,7 +399,7 @@ class tensor:
 # the methods written out on :class:`tensor` above.
 MEMBER_FUNCTIONS = ("cast", "cdiv", "sigmoid", "softmax", "fdiv", "div_rn", "umulhi", "fma", "join", "interleave",
                     "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
-                    "atomic_xor")
+                    "atomic_xor", "gather", "histogram", "sort", "topk", "flip")
 
 
 def _math_method(name: str) -> Callable[[tensor], tensor]:

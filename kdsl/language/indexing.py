@@ -98,17 +98,3 @@ def swizzle2d(i: Any, j: Any, size_i: Any, size_j: Any, size_g: Any, _semantic: 
     rules of the operands' types.
     """
     return _semantic.swizzle2d(i, j, size_i, size_j, size_g)
-
-
-def _method(name: str) -> Any:
-    def method(self: tensor, *args: Any, **kwargs: Any) -> Any:
-        return getattr(self._sem, name)(self, *(_u(a) for a in args), **{k: _u(v) for k, v in kwargs.items()})
-
-    method.__name__ = name
-    method.__doc__ = f"``kl.{name}(self, ...)``."
-    return method
-
-
-# Triton's tensor member functions (``x.gather(index, axis)``, ``x.sort()``, ...)
-for _name in ("gather", "histogram", "sort", "topk", "flip"):
-    setattr(tensor, _name, _method(_name))
