@@ -38,6 +38,7 @@ from kdsl.runtime.device_array import (
 )
 from kdsl.runtime.jit import KernelFunction, jit, kernel
 from kdsl.runtime.preload import start as _start_preload
+from kdsl.runtime.reinterpret import reinterpret
 from kdsl.runtime.sanitize import sanitize_enabled, set_sanitize
 
 _start_preload()  # the OpenCL driver loads on another core while the program starts (runtime/preload.py)
@@ -105,6 +106,7 @@ __all__ = [
     "kernel",
     "language",
     "next_power_of_2",
+    "reinterpret",
     "sanitize_enabled",
     "set_backend",
     "set_sanitize",

@@ -14,7 +14,10 @@ focused classes, one per concern:
 * :mod:`semantic_reduce` -- reductions, scans, ``dot``;
 * :mod:`semantic_indexing` -- gather, histogram, sort/topk, flip, cat, swizzle2d
   (sorting networks in :mod:`semantic_sort`);
-* :mod:`semantic_scaled` -- ``dot_scaled`` (microscaling formats decoded onto ``dot``);
+* :mod:`semantic_fp8`    -- fp8 element types computed through f32, and RTNE/RTZ float
+  encoding with integer ops;
+* :mod:`semantic_scaled` -- ``dot_scaled`` (microscaling formats decoded onto ``dot``; built on
+  :mod:`semantic_fp8`'s decoder);
 * :mod:`semantic_blockptr` -- block pointers and tensor descriptors (as
   pointer tiles + masks; ``load``/``store`` dispatch on a block pointer here).
 

@@ -20,17 +20,17 @@ from __future__ import annotations
 from typing import Any
 
 from kdsl.frontend.semantic_base import unwrap
-from kdsl.frontend.semantic_reduce import ReduceSemantic
-from kdsl.ir.types import ScalarType, bf16, f32, u8, u32
+from kdsl.frontend.semantic_fp8 import Fp8Semantic
+from kdsl.ir.types import FLOAT_FORMATS, FloatFormat, ScalarType, bf16, f32, u8, u32
 from kdsl.language.core import tensor
 
 GROUP = 32  # elements of K sharing one e8m0 scale
-# format -> (exponent bits, mantissa bits, bias)
-MINIFLOATS = {"e2m1": (2, 1, 1), "e4m3": (4, 3, 7), "e5m2": (5, 2, 15)}
+# the MX element formats (fp4 E2M1 has no infinities or NaN)
+MINIFLOATS = {"e2m1": FloatFormat(2, 1, 1, "finite"), "e4m3": FLOAT_FORMATS["fp8e4nv"], "e5m2": FLOAT_FORMATS["fp8e5"]}
 FORMATS = (*MINIFLOATS, "bf16", "fp16")
 
 
-class ScaledDotSemantic(ReduceSemantic):
+class ScaledDotSemantic(Fp8Semantic):
     """``dot_scaled`` on top of ``dot``."""
 
     def dot_scaled(self, lhs: Any, lhs_scale: Any, lhs_format: Any, rhs: Any, rhs_scale: Any, rhs_format: Any,
@@ -64,9 +64,9 @@ class ScaledDotSemantic(ReduceSemantic):
             return self.cast(t, f32)
         bits = self._bytes(t, f"kl.dot_scaled: {what}_format {name!r} needs its bytes as a uint8 tile")
         if name != "e2m1":
-            return self._decode(bits, name)
-        low = self._decode(self.binary("and_", bits, 15), name)
-        high = self._decode(self.binary("rshift", bits, 4), name)
+            return self._decode(bits, MINIFLOATS[name])
+        low = self._decode(self.binary("and_", bits, 15), MINIFLOATS[name])
+        high = self._decode(self.binary("rshift", bits, 4), MINIFLOATS[name])
         axis = k_axis if k_pack else 1 - k_axis
         if axis == 1:
             return self.interleave(low, high)
@@ -74,34 +74,11 @@ class ScaledDotSemantic(ReduceSemantic):
 
     def _bytes(self, t: tensor, message: str) -> tensor:
         """An 8-bit integer tile (int8 or uint8 holding raw bytes) as u32 values 0..255."""
+        if isinstance(t.dtype, ScalarType) and t.dtype.is_fp8():  # Triton also takes fp8 tiles for e4m3/e5m2
+            t = self.bitcast(t, u8)
         if not (isinstance(t.dtype, ScalarType) and t.dtype.is_integer and t.dtype.bitwidth == 8):
             raise self.error(f"{message}, got {t.dtype}")
         return self.cast(self.bitcast(t, u8), u32)
-
-    def _decode(self, bits: tensor, fmt: str) -> tensor:
-        """Exact f32 value of each minifloat held in the low bits of a u32 tile."""
-        ebits, mbits, bias = MINIFLOATS[fmt]
-        sign = self.binary("and_", self.binary("rshift", bits, ebits + mbits), 1)
-        exp = self.binary("and_", self.binary("rshift", bits, mbits), (1 << ebits) - 1)
-        man = self.binary("and_", bits, (1 << mbits) - 1)
-        # normal numbers: rebias the exponent and left-align the mantissa in f32's fields
-        f32_bits = self.binary("or_", self.binary("lshift", sign, 31), self.binary(
-            "or_", self.binary("lshift", self.binary("add", exp, 127 - bias), 23),
-            self.binary("lshift", man, 23 - mbits)))  # fmt: skip
-        normal = self.bitcast(f32_bits, f32)
-        # subnormals (exp == 0): man * 2**(1 - bias - mbits), exact in f32
-        sub = self.binary("mul", self.cast(man, f32), 2.0 ** (1 - bias - mbits))
-        sub = self.where(self.compare("ne", sign, 0), self.unary("neg", sub), sub)
-        value = self.where(self.compare("eq", exp, 0), sub, normal)
-        top = (1 << ebits) - 1
-        if fmt == "e5m2":  # IEEE-like: top exponent is inf (mantissa 0) or NaN
-            inf = self.where(self.compare("ne", sign, 0), float("-inf"), float("inf"))
-            special = self.where(self.compare("eq", man, 0), inf, float("nan"))
-            value = self.where(self.compare("eq", exp, top), special, value)
-        elif fmt == "e4m3":  # E4M3FN: only S.1111.111 is special (NaN); no infinities
-            nan_bits = self.logical_and(self.compare("eq", exp, top), self.compare("eq", man, (1 << mbits) - 1))
-            value = self.where(nan_bits, float("nan"), value)
-        return self.cast(value, f32)
 
     # --- scales -----------------------------------------------------------------------
     def _mx_scale(self, x: tensor, scale: Any, what: str, k_axis: int) -> tensor:

@@ -71,7 +71,8 @@ def computation_type(a: ScalarType, a_is_scalar: bool, b: ScalarType, b_is_scala
     does not take part (``int8_tensor + 3`` stays ``int8``, ``f16 + 2.0``
     stays ``f16``), except that ``/`` and ``%`` on half types compute in f32.
     Otherwise: f64 wins, then f32; f16 with anything (incl. bf16) is f16
-    (f32 for ``/``/``%``); bf16 with bf16 is bf16 (f32 for ``/``/``%``);
+    (f32 for ``/``/``%``); bf16 with bf16 is bf16 (f32 for ``/``/``%``); an fp8 type with
+    itself stays fp8, two different fp8 types give f16, fp8 with an integer tensor is an error;
     integers follow :func:`integer_promote`, and ``/``, ``//``, ``%`` reject
     operands of differing signedness.
     """
@@ -91,6 +92,10 @@ def computation_type(a: ScalarType, a_is_scalar: bool, b: ScalarType, b_is_scala
         return t.f32 if div_or_mod else t.bf16
     if t.bf16 in (a, b):
         return t.f32
+    if a.is_fp8() and b.is_fp8():
+        return a if a == b else t.f16
+    if a.is_float or b.is_float:
+        raise TypeRuleError(f"cannot combine {a} and {b}: cast one of them explicitly")
     if div_or_mod and a.is_unsigned != b.is_unsigned:
         raise TypeRuleError(
             f"cannot use /, // or % with {a} and {b} because they have different signedness; "
@@ -114,4 +119,4 @@ def all_ones(ty: ScalarType) -> int:
 
 
 def mantissa_width(ty: ScalarType) -> int:
-    return {"f16": 10, "bf16": 7, "f32": 23, "f64": 52}[ty.name]
+    return ty.fp_mantissa_width

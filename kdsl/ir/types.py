@@ -38,6 +38,11 @@ _SCALAR_NAMES = (
     "f64",
 )
 
+# The fp8 family (Triton's names). They exist in the tile IR only: the ``fp8-to-bytes`` pass
+# turns every fp8 value into its byte (``u8``) before a backend or the interpreter sees it, and the
+# semantic layer computes on fp8 by decoding to f32 (``kdsl.frontend.semantic_fp8``).
+FP8_NAMES = ("fp8e5", "fp8e4nv", "fp8e4b15", "fp8e4b8", "fp8e5b16")
+
 _NUMPY_NAMES = {
     "i1": "bool",
     "i8": "int8",
@@ -124,7 +129,7 @@ class ScalarType(Type):
     name: str
 
     def __post_init__(self) -> None:
-        if self.name not in _SCALAR_NAMES:
+        if self.name not in _SCALAR_NAMES and self.name not in FP8_NAMES:
             raise ValueError(f"unknown scalar type {self.name!r}")
 
     def text(self) -> str:
@@ -157,6 +162,8 @@ class ScalarType(Type):
 
     @property
     def bitwidth(self) -> int:
+        if self.name in FP8_NAMES:
+            return 8
         return 1 if self.name == "i1" else int(re.sub(r"\D", "", self.name))
 
     @property
@@ -235,10 +242,22 @@ class ScalarType(Type):
         return self.name in ("f16", "bf16", "f32", "f64")
 
     def is_fp8(self) -> bool:
-        """No fp8 element type exists in kdsl (the fp8 family's predicates are all False)."""
-        return False
+        return self.name in FP8_NAMES
 
-    is_fp8e4nv = is_fp8e5 = is_fp8e4b15 = is_fp8e4b8 = is_fp8e5b16 = is_fp8
+    def is_fp8e5(self) -> bool:
+        return self.name == "fp8e5"
+
+    def is_fp8e4nv(self) -> bool:
+        return self.name == "fp8e4nv"
+
+    def is_fp8e4b15(self) -> bool:
+        return self.name == "fp8e4b15"
+
+    def is_fp8e4b8(self) -> bool:
+        return self.name == "fp8e4b8"
+
+    def is_fp8e5b16(self) -> bool:
+        return self.name == "fp8e5b16"
 
     def get_int_max_value(self) -> int:
         if not self.is_integer:
@@ -252,16 +271,62 @@ class ScalarType(Type):
 
     @property
     def fp_mantissa_width(self) -> int:
-        widths = {"f16": 10, "bf16": 7, "f32": 23, "f64": 52}
-        if self.name not in widths:
+        if self.name not in FLOAT_FORMATS:
             raise TypeError(f"{self} is not a floating-point type")
-        return widths[self.name]
+        return FLOAT_FORMATS[self.name].mbits
 
     @property
     def np_dtype(self) -> np.dtype[np.generic]:
-        if self.name == "bf16":
-            raise TypeError("bf16 has no numpy dtype")
+        if self.name not in _NUMPY_NAMES:
+            raise TypeError(f"{self.name} has no numpy dtype")
         return np.dtype(_NUMPY_NAMES[self.name])
+
+
+@dataclass(frozen=True)
+class FloatFormat:
+    """The bit layout of a binary floating-point type: what the fp8 codecs need.
+
+    ``special`` says what the top codes mean: ``"ieee"`` (top exponent: infinities and NaNs),
+    ``"fn"`` (no infinities; only ``S.1..1.1..1`` is NaN: E4M3FN), ``"fnuz"`` (no infinities, no
+    negative zero; ``0x80`` is the one NaN: AMD's E4M3FNUZ/E5M2FNUZ), ``"finite"`` (every code is
+    a number).
+    """
+
+    ebits: int
+    mbits: int
+    bias: int
+    special: str
+
+    @property
+    def width(self) -> int:
+        return 1 + self.ebits + self.mbits
+
+    @property
+    def max_code(self) -> int:
+        """The magnitude bits of the largest finite value."""
+        top = (1 << self.ebits) - 1
+        if self.special == "ieee":
+            return ((top - 1) << self.mbits) | ((1 << self.mbits) - 1)
+        if self.special == "fn":
+            return (top << self.mbits) | ((1 << self.mbits) - 2)
+        return (1 << (self.ebits + self.mbits)) - 1
+
+    @property
+    def inf_code(self) -> int | None:
+        return ((1 << self.ebits) - 1) << self.mbits if self.special == "ieee" else None
+
+
+FLOAT_FORMATS: dict[str, FloatFormat] = {
+    "f16": FloatFormat(5, 10, 15, "ieee"),
+    "bf16": FloatFormat(8, 7, 127, "ieee"),
+    "f32": FloatFormat(8, 23, 127, "ieee"),
+    "f64": FloatFormat(11, 52, 1023, "ieee"),
+    "fp8e5": FloatFormat(5, 2, 15, "ieee"),  # OCP E5M2
+    "fp8e4nv": FloatFormat(4, 3, 7, "fn"),  # OCP E4M3FN (NVIDIA's e4m3)
+    "fp8e4b15": FloatFormat(4, 3, 15, "finite"),  # Triton's legacy e4m3 with bias 15
+    "fp8e4b8": FloatFormat(4, 3, 8, "fnuz"),  # E4M3FNUZ (AMD)
+    "fp8e5b16": FloatFormat(5, 2, 16, "fnuz"),  # E5M2FNUZ (AMD)
+}
 
 
 @dataclass(frozen=True)
@@ -410,12 +475,27 @@ f16 = ScalarType("f16")
 bf16 = ScalarType("bf16")
 f32 = ScalarType("f32")
 f64 = ScalarType("f64")
+fp8e5 = ScalarType("fp8e5")
+fp8e4nv = ScalarType("fp8e4nv")
+fp8e4b15 = ScalarType("fp8e4b15")
+fp8e4b8 = ScalarType("fp8e4b8")
+fp8e5b16 = ScalarType("fp8e5b16")
+FP8_TYPES: tuple[ScalarType, ...] = (fp8e5, fp8e4nv, fp8e4b15, fp8e4b8, fp8e5b16)
 
 SCALAR_TYPES: tuple[ScalarType, ...] = tuple(ScalarType(n) for n in _SCALAR_NAMES)
 
 
+# element types numpy lacks, by the dtype name ml_dtypes (numpy) and torch give them
+HOST_DTYPE_NAMES = {"float8_e5m2": "fp8e5", "float8_e4m3fn": "fp8e4nv", "float8_e4m3fnuz": "fp8e4b8",
+                    "float8_e5m2fnuz": "fp8e5b16", "bfloat16": "bf16"}
+
+
 def scalar_from_numpy(dtype: np.dtype[np.generic]) -> ScalarType:
-    """The scalar type holding numpy ``dtype`` (raises ``TypeError`` if none)."""
+    """The scalar type holding numpy ``dtype`` (raises ``TypeError`` if none); ml_dtypes' fp8
+    and bfloat16 dtypes map to kdsl's."""
+    special = HOST_DTYPE_NAMES.get(getattr(dtype, "name", ""))
+    if special is not None:
+        return ScalarType(special)
     for name, np_name in _NUMPY_NAMES.items():
         if np.dtype(np_name) == dtype:
             return ScalarType(name)
@@ -470,8 +550,8 @@ def _parse_type_prefix(text: str) -> tuple[Type, str]:
         if not isinstance(elem, (ScalarType, PointerType)):
             raise TypeParseError(f"tile of non-scalar {m.group(2)!r}")
         return TileType(dims, elem), rest
-    m = re.match(r"[a-z]+[0-9]+", text)
-    if not m or m.group(0) not in _SCALAR_NAMES:
+    m = re.match(r"fp8[a-z0-9]+|[a-z]+[0-9]+", text)
+    if not m or (m.group(0) not in _SCALAR_NAMES and m.group(0) not in FP8_NAMES):
         raise TypeParseError(f"unknown type {text[:20]!r}")
     return ScalarType(m.group(0)), text[m.end() :]
 

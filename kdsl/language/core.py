@@ -42,6 +42,11 @@ float16 = _t.f16
 bfloat16 = _t.bf16
 float32 = _t.f32
 float64 = _t.f64
+float8e5 = _t.fp8e5
+float8e4nv = _t.fp8e4nv
+float8e4b15 = _t.fp8e4b15
+float8e4b8 = _t.fp8e4b8
+float8e5b16 = _t.fp8e5b16
 
 
 def pointer_type(element_ty: ScalarType, address_space: int = 1) -> PointerType:
@@ -329,7 +334,8 @@ class tensor:
     # --- methods (Triton's tensor member functions) ---------------------------
     def to(self, dtype: Any, bitcast: Any = False, fp_downcast_rounding: Any = None) -> tensor:
         """Cast to ``dtype`` (value conversion, or bit reinterpretation if ``bitcast``)."""
-        return self._sem.cast(self, _unwrap(dtype), bitcast=bool(_unwrap(bitcast)))
+        return self._sem.cast(self, _unwrap(dtype), bitcast=bool(_unwrap(bitcast)),
+                              fp_downcast_rounding=_unwrap(fp_downcast_rounding))
 
     def reshape(self, *shape: Any, can_reorder: Any = False) -> tensor:
         return self._sem.reshape(self, _shape_args(shape))

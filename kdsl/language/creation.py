@@ -61,10 +61,10 @@ def full_like(input: Any, value: Any, dtype: Any = None, _semantic: Semantic = N
 def cast(input: Any, dtype: Any, fp_downcast_rounding: Any = None, bitcast: Any = False,
          _semantic: Semantic = NO_SEMANTIC) -> tensor:
     """Convert ``input`` to ``dtype`` (``bitcast=True`` reinterprets the bits).
-    Pointer casts: to another pointer type, to/from ``int64``."""
-    if unwrap_constexpr(fp_downcast_rounding) not in (None, "rtne"):
-        raise _semantic.error("only the default 'rtne' fp_downcast_rounding is supported")
-    return _semantic.cast(input, dtype, bitcast=bool(unwrap_constexpr(bitcast)))
+    Pointer casts: to another pointer type, to/from ``int64``. ``fp_downcast_rounding`` ("rtne",
+    the default, or "rtz") rounds a float downcast to nearest even or toward zero."""
+    return _semantic.cast(input, dtype, bitcast=bool(unwrap_constexpr(bitcast)),
+                          fp_downcast_rounding=unwrap_constexpr(fp_downcast_rounding))
 
 
 @builtin

@@ -23,8 +23,9 @@ import numpy as np
 
 from kdsl.errors import LaunchError
 from kdsl.frontend.specialization import ParamSpec, int_type
-from kdsl.ir.types import PointerType, ScalarType, Type, f32, i1, scalar_from_numpy
+from kdsl.ir.types import HOST_DTYPE_NAMES, PointerType, ScalarType, Type, f32, i1, scalar_from_numpy
 from kdsl.runtime.device_array import DeviceArray
+from kdsl.runtime.reinterpret import host_array, storage_view
 from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 
 # Launch options besides the parameters. ``num_threads`` sizes kdsl's work-groups; the rest are
@@ -73,14 +74,11 @@ def bind(
 
 
 def as_array(value: Any) -> np.ndarray[Any, Any] | None:
-    """A numpy view of an array-like argument (no copy), or None if not array-like."""
-    if isinstance(value, np.ndarray):
+    """A numpy view of an array-like argument (no copy) as a backend receives it, or None if not
+    array-like (fp8/bfloat16 data are viewed as their unsigned-integer bits)."""
+    if isinstance(value, np.ndarray) and value.dtype.name not in HOST_DTYPE_NAMES:
         return value
-    if hasattr(value, "__array_interface__"):
-        return np.asarray(value)
-    if hasattr(value, "__dlpack__") and not isinstance(value, (int, float, bool, np.generic)):
-        return np.from_dlpack(value)
-    return None
+    return storage_view(value)
 
 
 def specialize(
@@ -126,17 +124,16 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str) 
     if isinstance(value, float):
         return ParamSpec.runtime(name, f32), value
     try:
-        arr = as_array(value)
+        found = host_array(value)
+    except TypeError as exc:
+        raise LaunchError(f"arrays of dtype {getattr(value, 'dtype', '?')} are not supported", name, kernel) from exc
     except Exception as exc:
         raise LaunchError(f"cannot view {type(value).__name__} as a host array: {exc}", name, kernel) from exc
-    if arr is None:
+    if found is None:
         if callable(value):
             return ParamSpec.const(name, value), None
         raise LaunchError(f"unsupported argument type {type(value).__name__}", name, kernel)
-    try:
-        elem = scalar_from_numpy(arr.dtype)
-    except TypeError as exc:
-        raise LaunchError(f"arrays of dtype {arr.dtype} are not supported", name, kernel) from exc
+    arr, elem = found
     address = arr.ctypes.data  # not __array_interface__: slower, and numpy 2.4 grows a heap block on it
     div = 16 if spec_ok and address % 16 == 0 else 1
     return ParamSpec.runtime(name, PointerType(elem), div), arr

@@ -24,9 +24,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kdsl.errors import LaunchError
+from kdsl.ir.types import HOST_DTYPE_NAMES
 from kdsl.runtime.args import as_array
 from kdsl.runtime.backend import CompiledKernel
 from kdsl.runtime.device_array import DeviceArray
+from kdsl.runtime.reinterpret import host_array
 from kdsl.tools.tensor_descriptor import TensorDescriptor
 
 if TYPE_CHECKING:
@@ -78,9 +80,10 @@ def _slow_argkey(v: Any) -> Any:
         return ("c", type(v), v)  # a compile-time constant (must be hashable)
     if isinstance(v, TensorDescriptor):
         return v.launch_key(argkey)
-    arr = as_array(v)  # torch CPU tensors and other array-likes
-    if arr is not None:
-        return ("X", type(v), arr.dtype, arr.ctypes.data % 16 == 0)  # not __array_interface__ (numpy 2.4)
+    found = host_array(v)  # torch CPU tensors, kdsl.reinterpret and other array-likes
+    if found is not None:
+        arr, elem = found
+        return ("X", type(v), elem, arr.ctypes.data % 16 == 0)  # not __array_interface__ (numpy 2.4)
     return ("c", type(v), v)
 
 
@@ -231,6 +234,8 @@ def converter(v: Any) -> Callable[[Any], Any] | None:
     """How a user value becomes the backend's launch argument (None: as is)."""
     if isinstance(v, DeviceArray):
         return _host_view if v._host is not None else None
+    if isinstance(v, np.ndarray) and v.dtype.name in HOST_DTYPE_NAMES:  # ml_dtypes fp8 / bfloat16
+        return as_array
     if isinstance(v, (np.ndarray, int, float)) and not isinstance(v, bool):
         return None
     if isinstance(v, (bool, np.bool_)):

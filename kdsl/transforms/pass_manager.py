@@ -221,7 +221,7 @@ def _split_options(pass_name: str, body: str) -> list[tuple[str, str]]:
 # (exact too) waits until the lowering's golden files are regenerated for it
 # (it changes tests/lowering/golden/mma_* text): add it here in front.
 TILE_PASSES = "ptr-offsets,mask-elim,loop-split,unroll"
-CLEANUP = "inline,canonicalize,cse,dce"
+CLEANUP = "inline,fp8-to-bytes,canonicalize,cse,dce"
 
 
 def default_pipeline(
@@ -234,10 +234,10 @@ def default_pipeline(
 ) -> PassManager:
     """The pipeline run on every kernel.
 
-    ``inline,canonicalize,cse`` then the tile passes :data:`TILE_PASSES`
+    ``inline,fp8-to-bytes,canonicalize,cse`` then the tile passes :data:`TILE_PASSES`
     (``ptr-offsets, mask-elim, loop-split, unroll``) and a final
     ``canonicalize,cse,dce``. ``optimize=False`` gives the cleanup alone:
-    ``inline,canonicalize,cse,dce``. ``verify_each``: see :class:`PassManager`.
+    ``inline,fp8-to-bytes,canonicalize,cse,dce``. ``verify_each``: see :class:`PassManager`.
 
     ``options`` configures passes for one compilation: ``{"unroll.max-trip": 0}``
     sets option ``max-trip`` of every ``unroll`` in the pipeline. The JIT passes
@@ -245,7 +245,7 @@ def default_pipeline(
     knobs reach the compiler); an unknown pass or option or a value of the
     wrong type is a :class:`PassError` naming the option.
     """
-    text = CLEANUP if not optimize else f"inline,canonicalize,cse,{TILE_PASSES},canonicalize,cse,dce"
+    text = CLEANUP if not optimize else f"inline,fp8-to-bytes,canonicalize,cse,{TILE_PASSES},canonicalize,cse,dce"
     pm = parse_pipeline(text, verify=verify, dump=dump)
     pm.verify_each = verify_each
     for key, value in (options or {}).items():

@@ -13,6 +13,7 @@ from kdsl.transforms.base import Pass
 from kdsl.transforms.canonicalize import Canonicalize
 from kdsl.transforms.cse import CSE
 from kdsl.transforms.dce import DCE
+from kdsl.transforms.fp8_bytes import Fp8ToBytes
 from kdsl.transforms.fuse import Fuse
 from kdsl.transforms.inline import Inline
 from kdsl.transforms.licm import LICM
@@ -21,6 +22,6 @@ from kdsl.transforms.masks import MaskElim
 from kdsl.transforms.ptr_offsets import PtrOffsets
 from kdsl.transforms.unroll import Unroll
 
-PASS_CLASSES: tuple[type[Pass], ...] = (Inline, Canonicalize, CSE, DCE, MaskElim, LICM, Unroll, LoopSplit, Fuse, PtrOffsets)
+PASS_CLASSES: tuple[type[Pass], ...] = (Inline, Fp8ToBytes, Canonicalize, CSE, DCE, MaskElim, LICM, Unroll, LoopSplit, Fuse, PtrOffsets)
 
 PASSES = MappingProxyType({cls.name: cls for cls in PASS_CLASSES})

@@ -63,11 +63,11 @@ def test_registry_and_default_pipeline() -> None:
     for name in ("inline", "canonicalize", "cse", "dce"):  # the generic cleanup has no knobs
         assert PASSES[name]().tunables() == []
     pm = default_pipeline()
-    assert str(pm) == "inline,canonicalize,cse,ptr-offsets,mask-elim,loop-split,unroll,canonicalize,cse,dce"
-    assert [p.name for p in pm.passes][:3] == ["inline", "canonicalize", "cse"]
+    assert str(pm) == "inline,fp8-to-bytes,canonicalize,cse,ptr-offsets,mask-elim,loop-split,unroll,canonicalize,cse,dce"
+    assert [p.name for p in pm.passes][:4] == ["inline", "fp8-to-bytes", "canonicalize", "cse"]
     # their knobs reach the JIT's pipeline as launch options "pass.option" (tests/autotune/test_knobs.py)
     assert {p.name for p in pm.passes if p.tunables()} == {"mask-elim", "loop-split", "unroll"}
-    assert str(default_pipeline(optimize=False)) == "inline,canonicalize,cse,dce"
+    assert str(default_pipeline(optimize=False)) == "inline,fp8-to-bytes,canonicalize,cse,dce"
 
 
 def test_default_pipeline_end_to_end() -> None:
@@ -209,7 +209,7 @@ def test_timings_recorded() -> None:
     pm = default_pipeline()
     pm.run(parse_module(SRC))
     assert [n for n, _ in pm.timings] == [p.name for p in pm.passes]
-    assert [n for n, _ in pm.timings][:3] == ["inline", "canonicalize", "cse"] and pm.timings[-1][0] == "dce"
+    assert [n for n, _ in pm.timings][:4] == ["inline", "fp8-to-bytes", "canonicalize", "cse"] and pm.timings[-1][0] == "dce"
     assert all(t >= 0 for _, t in pm.timings)
 
 
