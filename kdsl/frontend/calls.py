@@ -76,17 +76,16 @@ class CallMixin(GeneratorBase):
         bound.apply_defaults()
         specs: list[ParamSpec] = []
         operands = []
+        # As in Triton, a callee's ``kl.constexpr`` annotations do not bind here: what is compile-time
+        # is decided by the values passed (Triton's fused-attention tutorial passes tensors to
+        # ``offs_m: tl.constexpr``), so a runtime value simply becomes a runtime argument.
         for name, value in bound.arguments.items():
             if is_tensor(value):
-                if name in fn.constexpr_names:
-                    raise self.error(f"argument '{name}' of '{fn.__name__}' is a constexpr but got a runtime value", node)
                 specs.append(ParamSpec.runtime(name, value.type))
                 operands.append(value.handle)
             elif is_static(value):
                 specs.append(ParamSpec.const(name, _deep_unwrap(value)))
             else:  # a tuple or aggregate holding runtime values: its leaves become arguments
-                if name in fn.constexpr_names:
-                    raise self.error(f"argument '{name}' of '{fn.__name__}' is a constexpr but got a runtime value", node)
                 leaves, tree = flatten(value, self.sem, keep_static=True)
                 specs.append(ParamSpec.structured(name, tree, tuple(t.type for t in leaves)))
                 operands += [t.handle for t in leaves]

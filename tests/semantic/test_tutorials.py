@@ -392,3 +392,212 @@ def test_05_layer_norm_backward(backend: str) -> None:
     np.testing.assert_allclose(dw, (dy64 * xhat).sum(axis=0), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(db, dy64.sum(axis=0), rtol=1e-4, atol=1e-4)
     assert (locks[:group] == 0).all() and (locks[group:] == 1).all()
+
+
+# --------------------------------------------------------------- 06 fused attention, forward and backward
+# The structure of Triton's 06 (Flash Attention v2): a forward pass whose inner loop lives in a helper
+# taking tensors through ``kl.constexpr``-annotated parameters (Triton binds constexpr-ness of a
+# nested call by the values passed, not by the annotations), block pointers whose order depends on
+# ``V.dtype.element_ty == kl.float8e5``, exp2 with a pre-scaled qk; a backward pass of a row-sum
+# preprocess and one kernel computing dK/dV (masked diagonal steps, then the rest) and dQ.
+
+
+@kdsl.kernel
+def _fa_inner(acc, l_i, m_i, q, k_bp, v_bp, start_m, qk_scale, BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr,
+              CAUSAL: kl.constexpr, offs_m: kl.constexpr, offs_n: kl.constexpr, N_CTX: kl.constexpr,
+              fp8_v: kl.constexpr):  # fmt: skip
+    diag = start_m * BLOCK_M if CAUSAL else N_CTX
+    for start_n in range(0, N_CTX, BLOCK_N):
+        start_n = kl.multiple_of(start_n, BLOCK_N)
+        qk = kl.dot(q, kl.load(k_bp))
+        if start_n >= diag:  # blocks on or past the diagonal get the causal mask
+            keep = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + kl.where(keep, 0, -1.0e6)
+            m_ij = kl.maximum(m_i, kl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = kl.maximum(m_i, kl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = kl.math.exp2(qk)
+        alpha = kl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + kl.sum(p, 1)
+        p = p.to(kl.float8e5) if fp8_v else p.to(kl.float16)
+        acc = kl.dot(p, kl.load(v_bp), acc * alpha[:, None])
+        m_i = m_ij
+        k_bp = kl.advance(k_bp, (0, BLOCK_N))
+        v_bp = kl.advance(v_bp, (BLOCK_N, 0))
+    return acc, l_i, m_i
+
+
+@kdsl.kernel
+def _fa_fwd(Q, K, V, sm_scale, M, Out, s_z, s_h, s_m, H, N_CTX, HEAD_DIM: kl.constexpr, BLOCK_M: kl.constexpr,
+            BLOCK_N: kl.constexpr, CAUSAL: kl.constexpr):  # fmt: skip
+    kl.static_assert(BLOCK_N <= HEAD_DIM)
+    start_m = kl.program_id(0)
+    off_hz = kl.program_id(1)
+    base = (off_hz // H).to(kl.int64) * s_z + (off_hz % H).to(kl.int64) * s_h
+    q_bp = kl.make_block_ptr(Q + base, (N_CTX, HEAD_DIM), (s_m, 1), (start_m * BLOCK_M, 0), (BLOCK_M, HEAD_DIM), (1, 0))
+    v_order: kl.constexpr = (0, 1) if V.dtype.element_ty == kl.float8e5 else (1, 0)
+    v_bp = kl.make_block_ptr(V + base, (N_CTX, HEAD_DIM), (s_m, 1), (0, 0), (BLOCK_N, HEAD_DIM), v_order)
+    k_bp = kl.make_block_ptr(K + base, (HEAD_DIM, N_CTX), (1, s_m), (0, 0), (HEAD_DIM, BLOCK_N), (0, 1))
+    o_bp = kl.make_block_ptr(Out + base, (N_CTX, HEAD_DIM), (s_m, 1), (start_m * BLOCK_M, 0), (BLOCK_M, HEAD_DIM),
+                             (1, 0))  # fmt: skip
+    offs_m = start_m * BLOCK_M + kl.arange(0, BLOCK_M)
+    offs_n = kl.arange(0, BLOCK_N)
+    m_i = kl.zeros([BLOCK_M], dtype=kl.float32) - float("inf")
+    l_i = kl.zeros([BLOCK_M], dtype=kl.float32) + 1.0
+    acc = kl.zeros([BLOCK_M, HEAD_DIM], dtype=kl.float32)
+    qk_scale = sm_scale
+    qk_scale *= 1.44269504
+    acc, l_i, m_i = _fa_inner(acc, l_i, m_i, kl.load(q_bp), k_bp, v_bp, start_m, qk_scale, BLOCK_M, BLOCK_N, CAUSAL,
+                              offs_m, offs_n, N_CTX, V.dtype.element_ty == kl.float8e5)  # fmt: skip
+    m_i += kl.math.log2(l_i)
+    kl.store(M + off_hz * N_CTX + offs_m, m_i)
+    kl.store(o_bp, (acc / l_i[:, None]).to(Out.type.element_ty))
+
+
+@kdsl.kernel
+def _fa_bwd_pre(Out, DO, Delta, N_CTX, BLOCK_M: kl.constexpr, HEAD_DIM: kl.constexpr):
+    rows = kl.program_id(0) * BLOCK_M + kl.arange(0, BLOCK_M)
+    off_hz = kl.program_id(1)
+    at = off_hz * HEAD_DIM * N_CTX + rows[:, None] * HEAD_DIM + kl.arange(0, HEAD_DIM)[None, :]
+    o = kl.load(Out + at)
+    do = kl.load(DO + at).to(kl.float32)
+    kl.store(Delta + off_hz * N_CTX + rows, kl.sum(o * do, axis=1))
+
+
+@kdsl.kernel
+def _fa_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, BLOCK_M1: kl.constexpr, BLOCK_N1: kl.constexpr,
+             HEAD_DIM: kl.constexpr, start_n, start_m, num_steps, MASK: kl.constexpr):  # fmt: skip
+    offs_n = start_n + kl.arange(0, BLOCK_N1)
+    offs_k = kl.arange(0, HEAD_DIM)
+    qT_ptrs = Q + (start_m + kl.arange(0, BLOCK_M1))[None, :] * stride_tok + offs_k[:, None]
+    do_ptrs = DO + (start_m + kl.arange(0, BLOCK_M1))[:, None] * stride_tok + offs_k[None, :]
+    kl.static_assert(BLOCK_N1 % BLOCK_M1 == 0)
+    curr_m = start_m
+    for _ in range(num_steps):
+        qT = kl.load(qT_ptrs)
+        offs_m = curr_m + kl.arange(0, BLOCK_M1)
+        pT = kl.math.exp2(kl.dot(k, qT) - kl.load(M + offs_m)[None, :])
+        if MASK:
+            pT = kl.where(offs_m[None, :] >= offs_n[:, None], pT, 0.0)
+        do = kl.load(do_ptrs)
+        dv += kl.dot(pT.to(kl.float16), do)
+        dpT = kl.dot(v, kl.trans(do)).to(kl.float32)
+        dsT = (pT * (dpT - kl.load(D + offs_m)[None, :])).to(kl.float16)
+        dk += kl.dot(dsT, kl.trans(qT))
+        curr_m += BLOCK_M1
+        qT_ptrs += BLOCK_M1 * stride_tok
+        do_ptrs += BLOCK_M1 * stride_tok
+    return dk, dv
+
+
+@kdsl.kernel
+def _fa_dq(dq, q, K, V, do, m, D, stride_tok, BLOCK_M2: kl.constexpr, BLOCK_N2: kl.constexpr,
+           HEAD_DIM: kl.constexpr, start_m, start_n, num_steps, MASK: kl.constexpr):  # fmt: skip
+    offs_m = start_m + kl.arange(0, BLOCK_M2)
+    offs_k = kl.arange(0, HEAD_DIM)
+    kT_ptrs = K + (start_n + kl.arange(0, BLOCK_N2))[None, :] * stride_tok + offs_k[:, None]
+    vT_ptrs = V + (start_n + kl.arange(0, BLOCK_N2))[None, :] * stride_tok + offs_k[:, None]
+    Di = kl.load(D + offs_m)
+    curr_n = start_n
+    for _ in range(num_steps):
+        kT = kl.load(kT_ptrs)
+        p = kl.math.exp2(kl.dot(q, kT) - m)
+        if MASK:
+            p = kl.where(offs_m[:, None] >= (curr_n + kl.arange(0, BLOCK_N2))[None, :], p, 0.0)
+        dp = kl.dot(do, kl.load(vT_ptrs)).to(kl.float32)
+        ds = (p * (dp - Di[:, None])).to(kl.float16)
+        dq += kl.dot(ds, kl.trans(kT))
+        curr_n += BLOCK_N2
+        kT_ptrs += BLOCK_N2 * stride_tok
+        vT_ptrs += BLOCK_N2 * stride_tok
+    return dq
+
+
+@kdsl.kernel
+def _fa_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, M, D, stride_z, stride_h, stride_tok, H, N_CTX,
+            BLOCK_M1: kl.constexpr, BLOCK_N1: kl.constexpr, BLOCK_M2: kl.constexpr, BLOCK_N2: kl.constexpr,
+            SLICE: kl.constexpr, HEAD_DIM: kl.constexpr):  # fmt: skip
+    LN2: kl.constexpr = 0.6931471824645996
+    bhid = kl.program_id(2)
+    adj = (stride_h * (bhid % H) + stride_z * (bhid // H)).to(kl.int64)
+    row0 = (bhid * N_CTX).to(kl.int64)
+    pid = kl.program_id(0)
+    Q += adj
+    K += adj
+    V += adj
+    DO += adj
+    DQ += adj
+    DK += adj
+    DV += adj
+    M += row0
+    D += row0
+    offs_k = kl.arange(0, HEAD_DIM)
+    start_n = pid * BLOCK_N1
+    offs_n = start_n + kl.arange(0, BLOCK_N1)
+    at_n = offs_n[:, None] * stride_tok + offs_k[None, :]
+    k = kl.load(K + at_n)
+    v = kl.load(V + at_n)
+    dk = kl.zeros([BLOCK_N1, HEAD_DIM], dtype=kl.float32)
+    dv = kl.zeros([BLOCK_N1, HEAD_DIM], dtype=kl.float32)
+    MASK_M1: kl.constexpr = BLOCK_M1 // SLICE
+    steps = BLOCK_N1 // MASK_M1
+    dk, dv = _fa_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, MASK_M1, BLOCK_N1, HEAD_DIM, start_n, start_n, steps,
+                      MASK=True)  # fmt: skip
+    start_m = start_n + steps * MASK_M1
+    dk, dv = _fa_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, BLOCK_M1, BLOCK_N1, HEAD_DIM, start_n, start_m,
+                      (N_CTX - start_m) // BLOCK_M1, MASK=False)  # fmt: skip
+    kl.store(DV + at_n, dv)
+    dk *= sm_scale
+    kl.store(DK + at_n, dk)
+    start_m = pid * BLOCK_M2
+    offs_m = start_m + kl.arange(0, BLOCK_M2)
+    at_m = offs_m[:, None] * stride_tok + offs_k[None, :]
+    q = kl.load(Q + at_m)
+    do = kl.load(DO + at_m)
+    m = kl.load(M + offs_m)[:, None]
+    dq = kl.zeros([BLOCK_M2, HEAD_DIM], dtype=kl.float32)
+    MASK_N2: kl.constexpr = BLOCK_N2 // SLICE
+    steps = BLOCK_M2 // MASK_N2
+    end_n = start_m + BLOCK_M2 - steps * MASK_N2
+    dq = _fa_dq(dq, q, K, V, do, m, D, stride_tok, BLOCK_M2, MASK_N2, HEAD_DIM, start_m, end_n, steps, MASK=True)
+    steps = end_n // BLOCK_N2
+    dq = _fa_dq(dq, q, K, V, do, m, D, stride_tok, BLOCK_M2, BLOCK_N2, HEAD_DIM, start_m, end_n - steps * BLOCK_N2,
+                steps, MASK=False)  # fmt: skip
+    kl.store(DQ + at_m, dq * LN2)
+
+
+def test_06_fused_attention_forward_and_backward(backend: str) -> None:
+    z, h, n, d = 1, 2, 128, 32
+    rng = np.random.default_rng(20)
+    q, k, v = ((rng.standard_normal((z, h, n, d)) * 0.5).astype(np.float16) for _ in range(3))
+    do = rng.standard_normal((z, h, n, d)).astype(np.float16)
+    scale = 0.5
+    # reference (float64 from the fp16 inputs), causal
+    q64, k64, v64, do64 = (a.astype(np.float64) for a in (q, k, v, do))
+    s = q64 @ k64.transpose(0, 1, 3, 2) * scale
+    s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    o_ref = p @ v64
+    dv_ref = p.transpose(0, 1, 3, 2) @ do64
+    dp = do64 @ v64.transpose(0, 1, 3, 2)
+    ds = p * (dp - (dp * p).sum(-1, keepdims=True))
+    dq_ref = ds @ k64 * scale
+    dk_ref = ds.transpose(0, 1, 3, 2) @ q64 * scale
+
+    o = np.empty_like(q)
+    lse = np.empty((z, h, n), np.float32)
+    block = 32
+    _fa_fwd[(n // block, z * h, 1)](q, k, v, scale, lse, o, n * h * d, n * d, d, h, n, HEAD_DIM=d, BLOCK_M=block,
+                                    BLOCK_N=block, CAUSAL=True)  # fmt: skip
+    np.testing.assert_allclose(o.astype(np.float64), o_ref, atol=1e-2)
+    delta = np.empty_like(lse)
+    _fa_bwd_pre[(n // block, z * h)](o, do, delta, n, BLOCK_M=block, HEAD_DIM=d)
+    dq, dk, dv = np.empty_like(q), np.empty_like(k), np.empty_like(v)
+    k_scaled = (k.astype(np.float32) * (scale * 1.4426950408889634)).astype(np.float16)
+    _fa_bwd[(n // 32, 1, z * h)](q, k_scaled, v, scale, do, dq, dk, dv, lse, delta, n * h * d, n * d, d, h, n,
+                                 BLOCK_M1=16, BLOCK_N1=32, BLOCK_M2=32, BLOCK_N2=16, SLICE=2, HEAD_DIM=d)  # fmt: skip
+    for got, want in ((dv, dv_ref), (dk, dk_ref), (dq, dq_ref)):
+        np.testing.assert_allclose(got.astype(np.float64), want, atol=2e-2)
