@@ -12,7 +12,7 @@ from __future__ import annotations
 from kdsl.errors import CompilationError
 from kdsl.ir.core import ModuleOp
 from kdsl.lowering import ops_collective, ops_control, ops_memory, ops_shape  # noqa: F401  (register lowerings)
-from kdsl.lowering.coalesce import coalesce_private
+from kdsl.lowering.coalesce import ItemSize, coalesce_local, coalesce_private, local_bytes
 from kdsl.lowering.layout import TUNABLES, Layout
 from kdsl.lowering.lowerer import Lowerer
 from kdsl.lowering.simplify import simplify
@@ -20,13 +20,20 @@ from kdsl.lowering.vectorize import vectorize
 
 
 def lower_to_wi(
-    module: ModuleOp, entry: str, layout: Layout, local_limit: int = 1 << 20, noalias: bool = True
+    module: ModuleOp,
+    entry: str,
+    layout: Layout,
+    local_limit: int = 1 << 20,
+    noalias: bool = True,
+    local_itemsize: ItemSize | None = None,
 ) -> ModuleOp:
     """Lower ``entry`` (an inlined ``tile.func`` of ``module``) to a module with one ``wi.func``.
 
     ``noalias``: assume pointer parameters never overlap memory another one
     writes (loads and stores then fuse into one element loop); with False,
-    every load of a tile program completes before its next store.
+    every load of a tile program completes before its next store. ``local_itemsize``: bytes
+    per element of the target's ``__local`` arrays, for the ``local_limit`` check (default:
+    at least 4).
     """
     func = module.lookup(entry)
     if func is None or func.NAME != "tile.func":
@@ -36,6 +43,15 @@ def lower_to_wi(
     if layout.vector_width > 1:  # element loops -> vector<NxT> ops (docs/LOWERING.md "Vectorisation")
         vectorize(wfunc, layout.vector_width)
     coalesce_private(wfunc)  # disjoint live ranges share private arrays (lowering/coalesce.py)
+    coalesce_local(wfunc, layout.num_threads == 1)  # ... and __local buffers a barrier separates
+    used = local_bytes(wfunc, local_itemsize)
+    if used > local_limit:
+        raise CompilationError(
+            f"lowering: kernel needs {used} bytes of __local memory (work-group shared memory), "
+            f"the device has {local_limit} (use fewer threads or smaller tiles)",
+            func.loc,
+        )
+    wfunc.attributes["local_bytes"] = used
     out = ModuleOp.empty(loc=module.loc)
     out.body.append(wfunc)
     return out

@@ -21,20 +21,32 @@ numbering in which an op with regions spans its nested ops). Loops stretch it:
 Both branches of an ``scf.if`` are numbered one after the other; since only one runs, that is
 merely conservative.
 
-Only ``private`` arrays of at least :data:`MIN_BYTES` are shared: ``__local`` buffers are
-shared by the work-group across barriers, and small arrays are candidates for registers in the
-driver's compiler (LLVM's SROA), which one shared array of mixed uses would defeat. Arrays of one
-element type share; a group's array has its largest member's size. Contents of an array start
-undefined either way, so sharing changes no result.
+Private arrays share only from :data:`MIN_BYTES` up: small arrays are candidates for registers
+in the driver's compiler (LLVM's SROA), which one shared array of mixed uses would defeat.
+Arrays of one element type share; a group's array has its largest member's size. Contents of an
+array start undefined either way, so sharing changes no result.
+
+``__local`` buffers (:func:`coalesce_local`; the lowering makes one per ``__local`` copy of a
+tile) are read by the whole work-group, so disjoint live ranges in one work-item's program order
+are not enough: a fast work-item could write the new tile while a slow one still reads the old.
+A buffer therefore takes over another's storage only when a barrier that every work-item executes
+lies between the old buffer's last use and the new one's first: its *gate*, the last barrier
+before the first use in a block enclosing it (``to_shared`` starts with one). A gate outside a
+loop that holds the buffer's whole live range would not separate one iteration's reads from the
+next one's writes, so such a buffer keeps its own storage. This is what lets attention kernels
+on lavapipe (32 KiB of shared memory) keep their successive dot operands in ``__local``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kdsl.ir.core import Operation
 from kdsl.ir.dialects import scf, wi
-from kdsl.ir.types import MemRefType
+from kdsl.ir.types import MemRefType, PointerType, ScalarType
+
+ItemSize = Callable[[ScalarType | PointerType], int]
 
 MIN_BYTES = 1024  # smaller private arrays keep their own storage (register candidates)
 
@@ -112,18 +124,33 @@ def _live_range(alloc: Operation, span: dict[Operation, tuple[int, int]]) -> _Ra
 def _fresh_each_iteration(alloc: Operation, loop: Operation) -> bool:
     """Does every iteration of ``loop`` write ``alloc`` before reading it?
 
-    True when the first op of the loop body that touches the array only writes it (a tile's
-    defining op writes its whole array; partial writes happen only as the two halves of a
-    block load, both writes). ``scf.while`` and anything unusual: no.
+    True when, on every path through the loop body, the first op touching the array only writes
+    it (a tile's defining op writes its whole array; partial writes happen only as the two halves
+    of a block load, both writes). Paths split at ``scf.if``: a branch that does not touch the
+    array continues to the ops after the ``if`` (a causal-attention body makes its tiles inside
+    one branch). ``scf.while`` and anything unusual: no.
     """
     if not isinstance(loop, scf.ForOp):
         return False
-    uses = alloc.result.uses
-    for op in loop.regions[0].block.ops:
+    return _first_touch(loop.regions[0].block.ops, alloc.result.uses) is not False
+
+
+def _first_touch(ops: list[Operation], uses: list[tuple[Operation, int]]) -> bool | None:
+    """False if some path through ``ops`` reads the array before writing it; True if every path
+    touching it writes first; None if no path touches it."""
+    for op in ops:
         inside = [(u, i) for u, i in uses if op.is_ancestor(u)]
-        if inside:
-            return all(wi.write_only_operand(u) == i for u, i in inside)
-    return False
+        if not inside:
+            continue
+        if isinstance(op, scf.IfOp) and all(u is not op for u, _ in inside):
+            branches = [_first_touch(r.blocks[0].ops if r.blocks else [], uses) for r in op.regions]
+            if False in branches:
+                return False
+            if None not in branches:
+                return True
+            continue  # a branch left it untouched: the ops after the if decide for that path
+        return all(wi.write_only_operand(u) == i for u, i in inside)
+    return None
 
 
 def _candidates(root: Operation) -> list[Operation]:
@@ -143,15 +170,57 @@ def coalesce_private(root: Operation) -> int:
     if len(allocs) < 2:
         return 0
     span = _number(root)
-    by_elem: dict[object, list[_Range]] = {}
+    ranges = [_live_range(a, span) for a in allocs]
+    return _share(ranges, {id(r.alloc): r.lo for r in ranges})
+
+
+def coalesce_local(root: Operation, single_work_item: bool) -> int:
+    """Share ``__local`` buffers separated by a barrier (module docstring); return the bytes saved.
+
+    With one work-item per group nothing else reads a buffer and the lowering emits no barriers:
+    the private rule (disjoint live ranges) applies."""
+    allocs = [op for op in root.walk()
+              if isinstance(op, wi.AllocOp) and op.result.uses and _memref(op).space == "local"]  # fmt: skip
+    if len(allocs) < 2:
+        return 0
+    span = _number(root)
+    ranges: list[_Range] = []
+    gates: dict[int, int] = {}
     for a in allocs:
-        by_elem.setdefault(_memref(a).element, []).append(_live_range(a, span))
+        r = _live_range(a, span)
+        gate = r.lo if single_work_item else _gate(a, r, span)
+        if gate >= 0:
+            ranges.append(r)
+            gates[id(a)] = gate
+    return _share(ranges, gates)
+
+
+def _gate(alloc: Operation, r: _Range, span: dict[Operation, tuple[int, int]]) -> int:
+    """Position of the last barrier certain to run before ``alloc``'s first use and after
+    everything before it (-1: none, or only outside a loop holding the whole live range)."""
+    cur: Operation | None = min((u for u, _ in alloc.result.uses), key=lambda u: span[u][0])
+    while cur is not None and cur.parent is not None:
+        ops = cur.parent.ops
+        for prev in reversed(ops[: ops.index(cur)]):
+            if isinstance(prev, wi.BarrierOp):
+                return span[prev][0]
+        cur = cur.parent_op
+        if cur is not None and _is_loop(cur) and span[cur][0] <= r.lo and r.hi <= span[cur][1]:
+            return -1
+    return -1
+
+
+def _share(ranges: list[_Range], gates: dict[int, int]) -> int:
+    """Greedy interval colouring: an array takes a slot whose last member ended before its gate."""
+    by_elem: dict[object, list[_Range]] = {}
+    for r in ranges:
+        by_elem.setdefault(_memref(r.alloc).element, []).append(r)
     saved = 0
-    for ranges in by_elem.values():
+    for group in by_elem.values():
         slots: list[_Slot] = []
-        for r in sorted(ranges, key=lambda r: (r.lo, r.hi)):
+        for r in sorted(group, key=lambda r: (r.lo, r.hi)):
             t = _memref(r.alloc)
-            free = [s for s in slots if s.free_at < r.lo]
+            free = [s for s in slots if s.free_at < min(r.lo, gates[id(r.alloc)])]
             fits = [s for s in free if s.size >= t.size]
             slot = min(fits, key=lambda s: s.size) if fits else max(free, key=lambda s: s.size, default=None)
             if slot is None:
@@ -175,6 +244,21 @@ def _merge(slot: _Slot) -> int:
         m.result.replace_all_uses_with(leader.result)
         m.erase()
     return before - _memref(leader).nbytes
+
+
+def local_bytes(root: Operation, itemsize: ItemSize | None = None) -> int:
+    """Bytes of ``__local`` memory a work-group needs. ``itemsize``: bytes per element as the
+    target declares its arrays (default: at least 4, as OpenCL C's registers hold f16/bf16)."""
+    total = 0
+    for op in root.walk():
+        if isinstance(op, wi.AllocOp) and _memref(op).space == "local":
+            t = _memref(op)
+            total += t.size * (itemsize(t.element) if itemsize else default_local_itemsize(t.element))
+    return total
+
+
+def default_local_itemsize(e: ScalarType | PointerType) -> int:
+    return max(e.itemsize, 4) if isinstance(e, ScalarType) else 8
 
 
 def _memref(alloc: Operation) -> MemRefType:

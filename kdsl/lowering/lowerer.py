@@ -78,7 +78,6 @@ class Lowerer:
         self.stores_pending = False  # global stores since the last barrier
         self.layout = layout
         self.local_limit = local_limit
-        self.local_bytes = 0
         self.asserts: list[tuple[str, str, int, int]] = []
         body = Block([a.type for a in func.regions[0].block.args])
         attrs: dict[str, Any] = {
@@ -109,7 +108,6 @@ class Lowerer:
         self.lower_block(self.func.regions[0].block)
         self.close_nest()
         self.top.create(wi.ReturnOp, loc=self.func.loc)
-        self.wfunc.attributes["local_bytes"] = self.local_bytes
         if self.asserts:
             self.wfunc.attributes["asserts"] = tuple(self.asserts)
         return self.wfunc
@@ -231,15 +229,6 @@ class Lowerer:
 
     # --- memory ------------------------------------------------------------------------
     def alloc(self, size: int, elem: Elem, space: str) -> Value:
-        if space == "local":
-            item = elem.itemsize if isinstance(elem, ScalarType) else 8
-            self.local_bytes += max(size, 1) * max(item, 4)
-            if self.local_bytes > self.local_limit:
-                raise CompilationError(
-                    f"lowering: kernel needs {self.local_bytes} bytes of __local memory (work-group shared memory), "
-                    f"the device has {self.local_limit} (use fewer threads or smaller tiles)",
-                    self.top.loc,
-                )
         return self.hoist.create(wi.AllocOp, [], [MemRefType(max(size, 1), elem, space)]).result
 
     def new_mat(self, shape: tuple[int, ...], elem: Elem) -> Mat:

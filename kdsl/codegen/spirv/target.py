@@ -169,6 +169,16 @@ class Types:
         return self.reg(t)
 
 
+def array_itemsize(t: ScalarType | PointerType) -> int:
+    """Bytes of one element of a private/local array (:meth:`Types.array_elem`): ``i1`` is a
+    u32, bf16 an f32, pointers u64; everything else its own width."""
+    if isinstance(t, PointerType):
+        return 8
+    if t.name in ("i1", "bf16"):
+        return 4
+    return t.itemsize
+
+
 def mem_size(t: ScalarType | PointerType) -> int:
     """Bytes of one element in global memory."""
     return 8 if isinstance(t, PointerType) else max(1, t.itemsize)

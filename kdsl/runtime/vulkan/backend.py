@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kdsl.codegen.spirv import SpirvKernel, Target, emit_spirv
+from kdsl.codegen.spirv.target import array_itemsize
 from kdsl.codegen.spirv.unroll import loop_passes, unrolled_loops
 from kdsl.errors import CompilationError
 from kdsl.ir.analysis import written_pointer_args
@@ -94,7 +95,8 @@ def compile_stages(
                 f"{target.max_workgroup_size}"
             )
         try:
-            wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias)
+            wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias,
+                               local_itemsize=array_itemsize)
         except CompilationError as e:
             if chosen or nt <= MIN_NUM_THREADS or "memory" not in str(e):
                 raise
@@ -122,7 +124,8 @@ def _one_per_program(
         return None
     layout = Layout.from_options(1, options.extra)
     try:
-        wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias)
+        wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias,
+                               local_itemsize=array_itemsize)
     except CompilationError:
         return None
     func = wmod.body.ops[0]
