@@ -7,7 +7,8 @@ pointers to their dtype, as are ``kdsl`` device arrays (aligned when their
 byte offset is a multiple of 16); Python ints are i32/i64/u64 by value, bools i1,
 floats f32; numpy scalars keep their dtype. As in Triton, ints equal to 1
 become constants and ints/pointers divisible by 16 are marked so, unless the
-parameter is listed in ``do_not_specialize``. A host ``TensorDescriptor``
+parameter is listed in ``do_not_specialize`` (``do_not_specialize_on_alignment``: no
+divisibility facts, ``== 1`` still specialised). A host ``TensorDescriptor``
 becomes a structured parameter: its base and each shape/stride entry follow
 the rules above as separate runtime leaves (see :func:`launch_leaves`).
 """
@@ -86,19 +87,22 @@ def specialize(
     constexprs: set[str],
     do_not_specialize: set[str],
     kernel: str,
+    no_alignment: frozenset[str] | set[str] = frozenset(),
 ) -> tuple[list[ParamSpec], list[Any]]:
     """ParamSpecs of every parameter and the runtime argument list for the backend."""
     specs: list[ParamSpec] = []
     runtime: list[Any] = []
     for name, value in binding.values.items():
-        spec, arg = _one(name, value, name in constexprs, name not in do_not_specialize, kernel)
+        spec, arg = _one(name, value, name in constexprs, name not in do_not_specialize, kernel,
+                         name not in no_alignment)  # fmt: skip
         specs.append(spec)
         if not spec.is_const:
             runtime.append(arg)
     return specs, runtime
 
 
-def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str) -> tuple[ParamSpec, Any]:
+def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
+         align_ok: bool = True) -> tuple[ParamSpec, Any]:  # fmt: skip
     from kdsl.language.core import constexpr
 
     if isinstance(value, constexpr):
@@ -106,11 +110,11 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str) 
     if is_constexpr:
         return _constexpr_arg(name, value, kernel)
     if isinstance(value, (DeviceArray, TensorDescriptor)):
-        return _kdsl_object_arg(name, value, spec_ok, kernel), value
+        return _kdsl_object_arg(name, value, spec_ok, kernel, align_ok), value
     if value is None or isinstance(value, (str, Type, tuple)):
         return ParamSpec.const(name, value), None
     if isinstance(value, np.generic) and not isinstance(value, np.bool_):
-        return _numpy_scalar(name, value, spec_ok, kernel)
+        return _numpy_scalar(name, value, spec_ok, kernel, align_ok)
     if isinstance(value, (bool, np.bool_)):
         return ParamSpec.runtime(name, i1), bool(value)
     if isinstance(value, int):
@@ -120,7 +124,7 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str) 
             t = int_type(value)
         except OverflowError as exc:
             raise LaunchError(str(exc), name, kernel) from exc
-        return ParamSpec.runtime(name, t, 16 if spec_ok and value % 16 == 0 else 1), value
+        return ParamSpec.runtime(name, t, 16 if spec_ok and align_ok and value % 16 == 0 else 1), value
     if isinstance(value, float):
         return ParamSpec.runtime(name, f32), value
     try:
@@ -135,15 +139,16 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str) 
         raise LaunchError(f"unsupported argument type {type(value).__name__}", name, kernel)
     arr, elem = found
     address = arr.ctypes.data  # not __array_interface__: slower, and numpy 2.4 grows a heap block on it
-    div = 16 if spec_ok and address % 16 == 0 else 1
+    div = 16 if spec_ok and align_ok and address % 16 == 0 else 1
     return ParamSpec.runtime(name, PointerType(elem), div), arr
 
 
-def _kdsl_object_arg(name: str, value: DeviceArray | TensorDescriptor, spec_ok: bool, kernel: str) -> ParamSpec:
+def _kdsl_object_arg(name: str, value: DeviceArray | TensorDescriptor, spec_ok: bool, kernel: str,
+                     align_ok: bool = True) -> ParamSpec:  # fmt: skip
     if isinstance(value, TensorDescriptor):
         return _descriptor_arg(name, value, spec_ok, kernel)
     elem = scalar_from_numpy(value.dtype)
-    return ParamSpec.runtime(name, PointerType(elem), 16 if spec_ok and value.offset % 16 == 0 else 1)
+    return ParamSpec.runtime(name, PointerType(elem), 16 if spec_ok and align_ok and value.offset % 16 == 0 else 1)
 
 
 def _descriptor_arg(name: str, desc: TensorDescriptor, spec_ok: bool, kernel: str) -> ParamSpec:
@@ -203,7 +208,8 @@ def _constexpr_arg(name: str, value: Any, kernel: str) -> tuple[ParamSpec, Any]:
     return ParamSpec.const(name, value.item() if isinstance(value, np.generic) else value), None
 
 
-def _numpy_scalar(name: str, value: np.generic, spec_ok: bool, kernel: str) -> tuple[ParamSpec, Any]:
+def _numpy_scalar(name: str, value: np.generic, spec_ok: bool, kernel: str,
+                  align_ok: bool = True) -> tuple[ParamSpec, Any]:  # fmt: skip
     try:
         t: ScalarType = scalar_from_numpy(value.dtype)
     except TypeError as exc:
@@ -212,7 +218,7 @@ def _numpy_scalar(name: str, value: np.generic, spec_ok: bool, kernel: str) -> t
         v = int(value)
         if spec_ok and v == 1:
             return ParamSpec.const(name, 1), None
-        return ParamSpec.runtime(name, t, 16 if spec_ok and v % 16 == 0 else 1), value
+        return ParamSpec.runtime(name, t, 16 if spec_ok and align_ok and v % 16 == 0 else 1), value
     return ParamSpec.runtime(name, t), value
 
 

@@ -48,6 +48,10 @@ class KernelFunction:
         do_not_specialize: Iterable[int | str] = (),
         debug: bool | None = None,
         sanitize: bool | None = None,
+        do_not_specialize_on_alignment: Iterable[int | str] = (),
+        launch_metadata: Callable[..., Any] | None = None,
+        repr: Callable[..., Any] | None = None,  # noqa: A002 -- Triton's keyword
+        noinline: bool | None = None,
     ) -> None:
         if not inspect.isfunction(fn):
             raise TypeError(f"@kdsl.kernel needs a plain Python function, got {type(fn).__name__}")
@@ -61,6 +65,12 @@ class KernelFunction:
         self.arg_names = list(self.signature.parameters)
         self.constexpr_names = {n for n, p in self.signature.parameters.items() if _is_constexpr_annotation(p.annotation)}
         self.do_not_specialize = self._names(do_not_specialize)
+        self.do_not_specialize_on_alignment = self._names(do_not_specialize_on_alignment)
+        # Triton's profiler hooks (proton reads them) and its no-inlining hint: kept for
+        # introspection; kdsl has no profiler and inlines every call.
+        self.launch_metadata = launch_metadata
+        self.repr = repr
+        self.noinline = noinline
         self.debug = debug
         self.sanitize = sanitize  # None: kdsl.set_sanitize / KDSL_SANITIZE decide
         self.cache: dict[tuple[Any, ...], Compiled] = {}
@@ -156,7 +166,8 @@ class KernelFunction:
         binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
         grid3 = argmod.normalize_grid(grid, dict(binding.values), self.__name__)
         backend = resolve_backend()
-        specs, _ = argmod.specialize(binding, self.constexpr_names, self.do_not_specialize, self.__name__)
+        specs, _ = argmod.specialize(binding, self.constexpr_names, self.do_not_specialize, self.__name__,
+                                     self.do_not_specialize_on_alignment)
         values = list(binding.values.values())
         for name, v in binding.values.items():
             if isinstance(v, DeviceArray):
@@ -210,7 +221,8 @@ class KernelFunction:
         binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
         typed = {k: v for k, v in binding.values.items() if isinstance(v, str) and k not in self.constexpr_names}
         rest = argmod.Binding({k: v for k, v in binding.values.items() if k not in typed}, binding.options)
-        specs, _ = argmod.specialize(rest, self.constexpr_names, self.do_not_specialize, self.__name__)
+        specs, _ = argmod.specialize(rest, self.constexpr_names, self.do_not_specialize, self.__name__,
+                                     self.do_not_specialize_on_alignment)
         by_name = {s.name: s for s in specs}
         out = []
         for name in binding.values:
@@ -385,6 +397,11 @@ def kernel(
     do_not_specialize: Iterable[int | str] = (),
     debug: bool | None = None,
     sanitize: bool | None = None,
+    do_not_specialize_on_alignment: Iterable[int | str] = (),
+    launch_metadata: Callable[..., Any] | None = None,
+    repr: Callable[..., Any] | None = None,  # noqa: A002
+    noinline: bool | None = None,
+    version: Any = None,
 ) -> Callable[[Callable[..., Any]], KernelFunction]: ...
 
 
@@ -394,17 +411,27 @@ def kernel(
     do_not_specialize: Iterable[int | str] = (),
     debug: bool | None = None,
     sanitize: bool | None = None,
+    do_not_specialize_on_alignment: Iterable[int | str] = (),
+    launch_metadata: Callable[..., Any] | None = None,
+    repr: Callable[..., Any] | None = None,  # noqa: A002 -- Triton's keyword
+    noinline: bool | None = None,
+    version: Any = None,
 ) -> KernelFunction | Callable[[Callable[..., Any]], KernelFunction]:
     """Decorator turning a Python function into a kdsl kernel (``@kdsl.kernel`` or ``@kdsl.kernel(...)``).
 
     ``sanitize=True`` bounds-checks every load, store and atomic on every
-    backend (see ``kdsl.set_sanitize``); ``None`` follows the global setting.
+    backend (see ``kdsl.set_sanitize``); ``None`` follows the global setting. Triton's other
+    ``triton.jit`` keywords are accepted: ``do_not_specialize_on_alignment`` (those parameters
+    get no divisibility-by-16 facts; ``== 1`` is still specialised), and ``launch_metadata``,
+    ``repr``, ``noinline``, ``version`` (profiler hooks and hints, kept on the kernel object).
     """
+    extra = {"do_not_specialize_on_alignment": do_not_specialize_on_alignment,
+             "launch_metadata": launch_metadata, "repr": repr, "noinline": noinline}  # fmt: skip
     if fn is not None:
-        return KernelFunction(fn, do_not_specialize, debug, sanitize)
+        return KernelFunction(fn, do_not_specialize, debug, sanitize, **extra)
 
     def deco(f: Callable[..., Any]) -> KernelFunction:
-        return KernelFunction(f, do_not_specialize, debug, sanitize)
+        return KernelFunction(f, do_not_specialize, debug, sanitize, **extra)
 
     return deco
 

@@ -96,6 +96,26 @@ def test_do_not_specialize_by_index_and_bad_name() -> None:
         kdsl.kernel(do_not_specialize=["nope"])(store_scalar.fn)
 
 
+def test_do_not_specialize_on_alignment_and_triton_jit_keywords() -> None:
+    """``triton.jit``'s keywords: alignment-only opt-out keeps ``== 1`` specialisation; the
+    profiler hooks and hints are accepted and kept."""
+
+    def meta(grid: object, kernel: object, args: object) -> dict[str, str]:
+        return {"name": "add"}
+
+    k = kdsl.kernel(do_not_specialize_on_alignment=["x_ptr", "n"], launch_metadata=meta, repr=lambda _: "add",
+                    noinline=True, version=3)(add_nospec.fn)  # fmt: skip
+    assert k.do_not_specialize_on_alignment == {"x_ptr", "n"} and k.launch_metadata is meta and k.noinline
+    fn = entry(kdsl.compile_to_ir(k, F, F, F, 32, BLOCK=16))
+    div = dict(zip(fn.attributes["arg_names"], fn.attributes["divisibility"]))
+    assert div == {"x_ptr": 1, "y_ptr": 16, "out_ptr": 16, "n": 1}
+    assert "n" not in arg_types(kdsl.compile_to_ir(k, F, F, F, 1, BLOCK=16))  # still specialised to 1
+    out = np.zeros(64, np.float32)
+    x = np.arange(64, dtype=np.float32)
+    k[(1,)](x, x, out, 16, BLOCK=16)
+    np.testing.assert_array_equal(out[:16], 2 * x[:16])
+
+
 def test_signature_strings() -> None:
     types = arg_types(kdsl.compile_to_ir(K.vector_add, "*fp32", "*f32", "*f16", "i64", BLOCK=16))
     assert types == {

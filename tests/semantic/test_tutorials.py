@@ -601,3 +601,67 @@ def test_06_fused_attention_forward_and_backward(backend: str) -> None:
                                  BLOCK_M1=16, BLOCK_N1=32, BLOCK_M2=32, BLOCK_N2=16, SLICE=2, HEAD_DIM=d)  # fmt: skip
     for got, want in ((dv, dv_ref), (dk, dk_ref), (dq, dq_ref)):
         np.testing.assert_allclose(got.astype(np.float64), want, atol=2e-2)
+
+
+# --------------------------------------------------------------- 09 persistent matmul
+# A fixed number of programs walks the output tiles (``kl.range(..., flatten=True)``), a helper
+# returns the grouped tile coordinates as a tuple, the epilogue picks fp8 or fp16 output from
+# ``c_ptr.dtype.element_ty``; ``@kdsl.jit(launch_metadata=...)`` as Triton's profiler hook.
+
+
+@kdsl.jit
+def _tile_coords(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M):
+    first_pid_m = (tile_id // num_pid_in_group) * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    return first_pid_m + (tile_id % group_size_m), (tile_id % num_pid_in_group) // group_size_m
+
+
+@kdsl.jit(launch_metadata=lambda grid, kernel, args: {"name": "persistent"})
+def _persistent_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M: kl.constexpr,
+                       BLOCK_N: kl.constexpr, BLOCK_K: kl.constexpr, GROUP_SIZE_M: kl.constexpr,
+                       NUM_PROGRAMS: kl.constexpr):  # fmt: skip
+    num_pid_m = kl.cdiv(M, BLOCK_M)
+    num_pid_n = kl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    rk = kl.arange(0, BLOCK_K)
+    for tile_id in kl.range(kl.program_id(0), num_pid_m * num_pid_n, NUM_PROGRAMS, flatten=True):
+        pid_m, pid_n = _tile_coords(tile_id, num_pid_in_group, num_pid_m, GROUP_SIZE_M)
+        offs_am = kl.where(pid_m * BLOCK_M + kl.arange(0, BLOCK_M) < M, pid_m * BLOCK_M + kl.arange(0, BLOCK_M), 0)
+        offs_bn = kl.where(pid_n * BLOCK_N + kl.arange(0, BLOCK_N) < N, pid_n * BLOCK_N + kl.arange(0, BLOCK_N), 0)
+        offs_am = kl.max_contiguous(kl.multiple_of(offs_am, BLOCK_M), BLOCK_M)
+        offs_bn = kl.max_contiguous(kl.multiple_of(offs_bn, BLOCK_N), BLOCK_N)
+        acc = kl.zeros((BLOCK_M, BLOCK_N), dtype=kl.float32)
+        for ki in range(kl.cdiv(K, BLOCK_K)):
+            offs_k = ki * BLOCK_K + rk
+            a = kl.load(a_ptr + offs_am[:, None] * stride_am + offs_k[None, :], mask=rk[None, :] < K - ki * BLOCK_K,
+                        other=0.0)  # fmt: skip
+            b = kl.load(b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :], mask=rk[:, None] < K - ki * BLOCK_K,
+                        other=0.0)  # fmt: skip
+            acc = kl.dot(a, b, acc)
+        offs_cm = pid_m * BLOCK_M + kl.arange(0, BLOCK_M)
+        offs_cn = pid_n * BLOCK_N + kl.arange(0, BLOCK_N)
+        c = acc.to(kl.float8e4nv) if c_ptr.dtype.element_ty == kl.float8e4nv else acc.to(kl.float16)
+        kl.store(c_ptr + stride_cm * offs_cm[:, None] + offs_cn[None, :], c,
+                 mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))  # fmt: skip
+
+
+@pytest.mark.parametrize("out", ["float16", "float8e4nv"])
+def test_09_persistent_matmul(backend: str, out: str) -> None:
+    from kdsl.ir import floatcodec
+    from kdsl.ir.types import FLOAT_FORMATS
+
+    m, n, k, programs = 70, 50, 45, 3
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float16 if out == "float16" else np.uint8)
+    c_arg = c if out == "float16" else kdsl.reinterpret(c, kl.float8e4nv)
+    _persistent_matmul[(programs,)](a, b, c_arg, m, n, k, k, n, n, BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_SIZE_M=2,
+                                    NUM_PROGRAMS=programs)  # fmt: skip
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    if out == "float16":
+        np.testing.assert_allclose(c.astype(np.float64), ref, rtol=1e-2, atol=1e-2)
+    else:
+        fmt = FLOAT_FORMATS["fp8e4nv"]
+        want = np.array([floatcodec.encode(float(v), fmt) for v in ref.astype(np.float32).ravel()])
+        assert np.abs(c.ravel().astype(np.int64) - want).max() <= 1  # one fp8 step (f32 accumulation order)
