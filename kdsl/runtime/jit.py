@@ -50,7 +50,7 @@ class KernelFunction:
         sanitize: bool | None = None,
         do_not_specialize_on_alignment: Iterable[int | str] = (),
         launch_metadata: Callable[..., Any] | None = None,
-        repr: Callable[..., Any] | None = None,  # noqa: A002 -- Triton's keyword
+        repr: Callable[..., Any] | None = None,  # Triton's keyword (shadows the builtin here only)
         noinline: bool | None = None,
     ) -> None:
         if not inspect.isfunction(fn):
@@ -399,7 +399,7 @@ def kernel(
     sanitize: bool | None = None,
     do_not_specialize_on_alignment: Iterable[int | str] = (),
     launch_metadata: Callable[..., Any] | None = None,
-    repr: Callable[..., Any] | None = None,  # noqa: A002
+    repr: Callable[..., Any] | None = None,
     noinline: bool | None = None,
     version: Any = None,
 ) -> Callable[[Callable[..., Any]], KernelFunction]: ...
@@ -413,7 +413,7 @@ def kernel(
     sanitize: bool | None = None,
     do_not_specialize_on_alignment: Iterable[int | str] = (),
     launch_metadata: Callable[..., Any] | None = None,
-    repr: Callable[..., Any] | None = None,  # noqa: A002 -- Triton's keyword
+    repr: Callable[..., Any] | None = None,  # Triton's keyword (shadows the builtin here only)
     noinline: bool | None = None,
     version: Any = None,
 ) -> KernelFunction | Callable[[Callable[..., Any]], KernelFunction]:
