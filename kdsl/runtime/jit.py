@@ -425,8 +425,8 @@ def kernel(
     get no divisibility-by-16 facts; ``== 1`` is still specialised), and ``launch_metadata``,
     ``repr``, ``noinline``, ``version`` (profiler hooks and hints, kept on the kernel object).
     """
-    extra = {"do_not_specialize_on_alignment": do_not_specialize_on_alignment,
-             "launch_metadata": launch_metadata, "repr": repr, "noinline": noinline}  # fmt: skip
+    extra: dict[str, Any] = {"do_not_specialize_on_alignment": do_not_specialize_on_alignment,
+                             "launch_metadata": launch_metadata, "repr": repr, "noinline": noinline}  # fmt: skip
     if fn is not None:
         return KernelFunction(fn, do_not_specialize, debug, sanitize, **extra)
 
