@@ -124,7 +124,7 @@ def erf_series(x: Array) -> Array:
     erfc = np.exp(-xl * xl) / (math.sqrt(math.pi) * f)
     res_large = np.where(ax >= 6.0, 1.0, 1.0 - erfc) * np.sign(x)
     res = np.where(small, res_small, res_large)
-    return np.where(np.isnan(x), x, res)
+    return np.where(np.isnan(x) | (x == 0), x, res)  # erf(+-0) = +-0 (the series' products lose -0)
 
 
 _UNARY: dict[str, Unary] = {

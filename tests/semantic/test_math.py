@@ -248,3 +248,29 @@ def test_umulhi_int32_is_unsigned_high_product(backend: str) -> None:
     uy = y.view(np.uint32).astype(object)
     ref = ((ux * uy) >> 32).astype(np.uint32).view(np.int32)
     np.testing.assert_array_equal(_run_binary("umulhi", x, y), ref)
+
+
+@kdsl.kernel
+def signed_zero_kernel(x_ptr, y_ptr, out_ptr, N: kl.constexpr):
+    r = kl.arange(0, N)
+    x = kl.load(x_ptr + r)
+    kl.store(out_ptr + r, kl.sin(x))
+    kl.store(out_ptr + N + r, kl.erf(x))
+    kl.store(out_ptr + 2 * N + r, kl.tanh(x))
+    kl.store(out_ptr + 3 * N + r, x ** kl.load(y_ptr + r))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_odd_functions_keep_negative_zero_and_pow_propagates_nan(backend: str, dtype: type) -> None:
+    """C: sin/erf/tanh(-0) = -0; pow(NaN, y) = NaN unless y == 0, pow(x, 0) = pow(1, y) = 1.
+    (Found by libdevice's tests: cpu sin and interpreter erf returned +0; vulkan's f32 pow(NaN, 30) 0.)"""
+    x = np.array([-0.0, 0.0, np.nan, np.nan, 1.0, -0.0, 2.0, np.nan], dtype)
+    y = np.array([1.0, 1.0, 30.0, 0.0, np.nan, 2.0, 0.0, -3.0], dtype)
+    out = np.zeros(4 * 8, dtype)
+    signed_zero_kernel[(1,)](x, y, out, N=8)
+    for k in range(3):
+        got = out[k * 8:k * 8 + 2]
+        assert list(np.signbit(got)) == [True, False] and list(got) == [0.0, 0.0], k
+    with np.errstate(invalid="ignore"):
+        want = np.power(x, y)
+    np.testing.assert_array_equal(out[24:], want)

@@ -281,7 +281,7 @@ def _trig(f: FB, x: ir.Value, want_cos: bool) -> ir.Value:
 
 
 def _sin(f: FB, x: ir.Value) -> ir.Value:
-    return _trig(f, x, False)
+    return f.sel(f.fcmp("==", x, f.c(0.0)), x, _trig(f, x, False))  # sin(-0) = -0: r = x - n pi/2 loses it
 
 
 def _cos(f: FB, x: ir.Value) -> ir.Value:

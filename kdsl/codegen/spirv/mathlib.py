@@ -108,6 +108,8 @@ def pow_f32(e: Emitter, x: int, y: int) -> int:
     zr = f.select(t, f.cmp("lt", t, y, f.const(t, 0.0)), f.const(t, float("inf")), f.const(t, 0.0))
     zr = f.select(t, y_odd, _copysign(e, zr, x), zr)
     r = f.select(t, zero, zr, r)
+    # NaN operands give NaN (llvmpipe's Pow(NaN, y) is 0), except for the exact-one cases below
+    r = f.select(t, f.lor(f.isnan(x), f.isnan(y)), nan, r)
     # |x| == 1 with infinite y, and the exact-one cases
     one = f.const(t, 1.0)
     r = f.select(t, f.land(f.cmp("eq", t, ax, one), f.op("OpIsInf", b, y)), one, r)
