@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kdsl.language import math, random
+from kdsl.language import extra, math, random
 from kdsl.language.blockptr import (
     advance,
     block_pointer,
@@ -132,10 +132,10 @@ __all__ = [
     "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16",
     "bitonic_merge", "block_pointer", "broadcast", "broadcast_to", "builtin", "cast", "cat", "cdiv", "ceil",
     "clamp", "constexpr", "cos", "cumprod", "cumsum", "debug_barrier", "device_assert", "device_print", "div_rn",
-    "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "flip", "float8e4b8", "float8e4b15",
-    "float8e4nv", "float8e5", "float8e5b16", "float16", "float32", "float64", "floor", "fma", "full", "full_like",
-    "gather", "histogram", "inline_asm_elementwise", "int1", "int8", "int16", "int32", "int64", "interleave",
-    "is_builtin", "join", "load", "load_tensor_descriptor", "log", "log2", "make_block_ptr",
+    "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "extra", "fdiv", "flip", "float8e4b8",
+    "float8e4b15", "float8e4nv", "float8e5", "float8e5b16", "float16", "float32", "float64", "floor", "fma", "full",
+    "full_like", "gather", "histogram", "inline_asm_elementwise", "int1", "int8", "int16", "int32", "int64",
+    "interleave", "is_builtin", "join", "load", "load_tensor_descriptor", "log", "log2", "make_block_ptr",
     "make_tensor_descriptor", "math", "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum",
     "multiple_of", "num_programs", "permute", "pointer_type", "program_id", "rand", "rand4x", "randint",
     "randint4x", "randn", "randn4x", "random", "range", "ravel", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
