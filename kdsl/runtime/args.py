@@ -26,7 +26,7 @@ from kdsl.errors import LaunchError
 from kdsl.frontend.specialization import ParamSpec, int_type
 from kdsl.ir.types import HOST_DTYPE_NAMES, PointerType, ScalarType, Type, f32, i1, scalar_from_numpy
 from kdsl.runtime.device_array import DeviceArray
-from kdsl.runtime.reinterpret import host_array, storage_view
+from kdsl.runtime.reinterpret import Reinterpreted, host_array, storage_view
 from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 
 # Launch options besides the parameters. ``num_threads`` sizes kdsl's work-groups; the rest are
@@ -109,8 +109,8 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
         value = value.value
     if is_constexpr:
         return _constexpr_arg(name, value, kernel)
-    if isinstance(value, (DeviceArray, TensorDescriptor)):
-        return _kdsl_object_arg(name, value, spec_ok, kernel, align_ok), value
+    if isinstance(value, (DeviceArray, TensorDescriptor)) or _device_reinterpret(value):
+        return _kdsl_object_arg(name, value, spec_ok, kernel, align_ok)
     if value is None or isinstance(value, (str, Type, tuple)):
         return ParamSpec.const(name, value), None
     if isinstance(value, np.generic) and not isinstance(value, np.bool_):
@@ -143,12 +143,22 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
     return ParamSpec.runtime(name, PointerType(elem), div), arr
 
 
-def _kdsl_object_arg(name: str, value: DeviceArray | TensorDescriptor, spec_ok: bool, kernel: str,
-                     align_ok: bool = True) -> ParamSpec:  # fmt: skip
+def _device_reinterpret(value: Any) -> bool:
+    return isinstance(value, Reinterpreted) and isinstance(value.base, DeviceArray)
+
+
+def _kdsl_object_arg(name: str, value: DeviceArray | TensorDescriptor | Reinterpreted, spec_ok: bool, kernel: str,
+                     align_ok: bool = True) -> tuple[ParamSpec, Any]:  # fmt: skip
+    """Spec and runtime value of a device array (possibly reinterpreted) or a host descriptor."""
     if isinstance(value, TensorDescriptor):
-        return _descriptor_arg(name, value, spec_ok, kernel)
+        return _descriptor_arg(name, value, spec_ok, kernel), value
+    if isinstance(value, Reinterpreted):
+        arr = value.base
+        assert isinstance(arr, DeviceArray)
+        return ParamSpec.runtime(name, PointerType(value.dtype), 16 if spec_ok and align_ok and arr.offset % 16 == 0
+                                 else 1), arr  # fmt: skip
     elem = scalar_from_numpy(value.dtype)
-    return ParamSpec.runtime(name, PointerType(elem), 16 if spec_ok and align_ok and value.offset % 16 == 0 else 1)
+    return ParamSpec.runtime(name, PointerType(elem), 16 if spec_ok and align_ok and value.offset % 16 == 0 else 1), value
 
 
 def _descriptor_arg(name: str, desc: TensorDescriptor, spec_ok: bool, kernel: str) -> ParamSpec:

@@ -26,6 +26,7 @@ from kdsl.runtime.backend import Backend, LaunchOptions
 from kdsl.runtime.backends import current_backend_name, resolve_backend
 from kdsl.runtime.device_array import DeviceArray, check_backend
 from kdsl.runtime.launcher import Launcher, env_flag_reader, make_binder
+from kdsl.runtime.reinterpret import unwrap as unwrap_reinterpret
 from kdsl.runtime.sanitize import sanitize_enabled
 
 if TYPE_CHECKING:
@@ -170,8 +171,8 @@ class KernelFunction:
                                      self.do_not_specialize_on_alignment)
         values = list(binding.values.values())
         for name, v in binding.values.items():
-            if isinstance(v, DeviceArray):
-                check_backend(v, backend.name, name, self.__name__)
+            if isinstance(unwrap_reinterpret(v), DeviceArray):
+                check_backend(unwrap_reinterpret(v), backend.name, name, self.__name__)
         options = launch_options(binding.options, self.__name__)
         sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
         compiled = self._compiled(backend, specs, options, self._debug(), sanitize)

@@ -28,7 +28,7 @@ from kdsl.ir.types import HOST_DTYPE_NAMES
 from kdsl.runtime.args import as_array
 from kdsl.runtime.backend import CompiledKernel
 from kdsl.runtime.device_array import DeviceArray
-from kdsl.runtime.reinterpret import host_array
+from kdsl.runtime.reinterpret import Reinterpreted, host_array, unwrap
 from kdsl.tools.tensor_descriptor import TensorDescriptor
 
 if TYPE_CHECKING:
@@ -80,6 +80,8 @@ def _slow_argkey(v: Any) -> Any:
         return ("c", type(v), v)  # a compile-time constant (must be hashable)
     if isinstance(v, TensorDescriptor):
         return v.launch_key(argkey)
+    if isinstance(v, Reinterpreted) and isinstance(v.base, DeviceArray):
+        return ("R", v.dtype, v.base._key)
     found = host_array(v)  # torch CPU tensors, kdsl.reinterpret and other array-likes
     if found is not None:
         arr, elem = found
@@ -140,6 +142,10 @@ def _host_view(a: DeviceArray) -> Any:
     return a._host
 
 
+def _reinterpreted_host(r: Reinterpreted) -> Any:
+    return r.base._host  # type: ignore[union-attr]
+
+
 class Launcher:
     """Everything a warm launch of one (argument kinds, specialisation) needs.
 
@@ -168,10 +174,11 @@ class Launcher:
         checks = []
         for pos, ((i, acc, name), expr) in enumerate(zip(leaves, exprs)):
             sample = _field(values[i], acc)
-            if pos in written and isinstance(sample, np.ndarray):
+            if pos in written and isinstance(unwrap(sample), np.ndarray):
                 # numpy promised this memory immutable: refuse before anything runs
                 namespace[f"_ro{pos}"] = _read_only_error(name, kernel_name)
-                checks.append(f"    if not {expr}.flags.writeable: _ro{pos}()\n")
+                view = f"{expr}.base" if isinstance(sample, Reinterpreted) else expr
+                checks.append(f"    if not {view}.flags.writeable: _ro{pos}()\n")
             f = converter(sample)
             if f is None:
                 items.append(expr)
@@ -234,6 +241,8 @@ def converter(v: Any) -> Callable[[Any], Any] | None:
     """How a user value becomes the backend's launch argument (None: as is)."""
     if isinstance(v, DeviceArray):
         return _host_view if v._host is not None else None
+    if isinstance(v, Reinterpreted) and isinstance(v.base, DeviceArray):
+        return _reinterpreted_host if v.base._host is not None else unwrap
     if isinstance(v, np.ndarray) and v.dtype.name in HOST_DTYPE_NAMES:  # ml_dtypes fp8 / bfloat16
         return as_array
     if isinstance(v, (np.ndarray, int, float)) and not isinstance(v, bool):

@@ -14,16 +14,17 @@ from typing import Any
 import numpy as np
 
 from kdsl.ir.types import HOST_DTYPE_NAMES, PointerType, ScalarType, scalar_from_numpy
+from kdsl.runtime.device_array import DeviceArray
 
 _STORAGE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 class Reinterpreted:
-    """An array whose elements a kernel reads as ``dtype`` (same element size)."""
+    """An array (numpy, or a kdsl device array) whose elements a kernel reads as ``dtype``."""
 
     __slots__ = ("base", "dtype")
 
-    def __init__(self, base: np.ndarray[Any, Any], dtype: ScalarType) -> None:
+    def __init__(self, base: np.ndarray[Any, Any] | DeviceArray, dtype: ScalarType) -> None:
         self.base = base
         self.dtype = dtype
 
@@ -32,6 +33,8 @@ class Reinterpreted:
         return tuple(self.base.shape)
 
     def data_ptr(self) -> int:
+        if isinstance(self.base, DeviceArray):
+            raise TypeError("data_ptr of a device array: it lives in the device's memory")
         return int(self.base.ctypes.data)
 
     def __repr__(self) -> str:
@@ -46,6 +49,13 @@ def reinterpret(array: Any, dtype: Any) -> Reinterpreted:
     dt = dtype.value if isinstance(dtype, constexpr) else dtype
     if isinstance(dt, PointerType) or not isinstance(dt, ScalarType):
         raise TypeError(f"kdsl.reinterpret: dtype must be a kl scalar type, got {dt!r}")
+    if isinstance(array, Reinterpreted):
+        array = array.base
+    if isinstance(array, DeviceArray):  # stays on the device; the launch passes its buffer
+        if array.dtype.itemsize != dt.itemsize:
+            raise TypeError(f"kdsl.reinterpret: {array.dtype} elements are {array.dtype.itemsize} bytes, "
+                            f"{dt} elements {dt.itemsize}")  # fmt: skip
+        return Reinterpreted(array, dt)
     found = host_array(array)
     if found is None:
         raise TypeError(f"kdsl.reinterpret: cannot view {type(array).__name__} as an array")
@@ -62,6 +72,8 @@ def host_array(value: Any) -> tuple[np.ndarray[Any, Any], ScalarType] | None:
     their size (the kernel reads the bits as the element type). Raises ``TypeError`` for a dtype
     kdsl has no type for."""
     if isinstance(value, Reinterpreted):
+        if isinstance(value.base, DeviceArray):
+            return None
         return value.base, value.dtype
     if isinstance(value, np.ndarray):
         arr = value
@@ -83,10 +95,15 @@ def host_array(value: Any) -> tuple[np.ndarray[Any, Any], ScalarType] | None:
     return arr, elem
 
 
+def unwrap(value: Any) -> Any:
+    """What the backend receives for ``value``: the array inside a :class:`Reinterpreted`."""
+    return value.base if isinstance(value, Reinterpreted) else value
+
+
 def storage_view(value: Any) -> np.ndarray[Any, Any] | None:
     """What a backend receives for an array-like argument: its bytes as a plain numpy array."""
     found = host_array(value)
     return None if found is None else found[0]
 
 
-__all__ = ["Reinterpreted", "host_array", "reinterpret", "storage_view"]
+__all__ = ["Reinterpreted", "host_array", "reinterpret", "storage_view", "unwrap"]

@@ -20,6 +20,7 @@ from kdsl.ir.core import Location
 from kdsl.runtime.args import as_array
 from kdsl.runtime.device_array import DeviceArray
 from kdsl.runtime.launcher import env_flag_reader
+from kdsl.runtime.reinterpret import unwrap as unwrap_reinterpret
 
 if TYPE_CHECKING:  # the instrumentation (and kdsl.transforms) loads only when a kernel is sanitised
     from kdsl.transforms.sanitize import SanitizeInfo
@@ -53,6 +54,7 @@ def byte_range(value: Any) -> tuple[int, int]:
     ``lo <= 0`` is below element 0 for negative strides, ``hi`` one past
     the last byte.
     """
+    value = unwrap_reinterpret(value)
     if isinstance(value, DeviceArray):
         shape, strides, isz = value.shape, value.strides, value.dtype.itemsize
     else:
@@ -96,7 +98,7 @@ def report_error(
     words = [int(w) for w in report.astype(np.int64)]
     check = info.checks[words[0] - 1]
     offset = (words[1] & 0xFFFFFFFF) | (words[2] << 32)
-    value = args[check.param]
+    value = unwrap_reinterpret(args[check.param])
     dtype = value.dtype if isinstance(value, DeviceArray) else getattr(as_array(value), "dtype", np.dtype(np.uint8))
     isz = dtype.itemsize
     lo, hi = byte_range(value)

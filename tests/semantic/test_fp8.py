@@ -277,3 +277,17 @@ def test_ir_keeps_fp8_until_fp8_to_bytes() -> None:
     opt = print_op(kdsl.compile_to_ir(fp8_with_int, kdsl.reinterpret(a, kl.float8e5), kdsl.reinterpret(a, kl.float8e5),
                                       optimize=True))  # fmt: skip
     assert "ptr<fp8" not in opt and "xfp8" not in opt and "ptr<u8>" in opt
+
+
+def test_reinterpret_device_arrays_and_read_only_host_arrays(backend: str) -> None:
+    x = np.linspace(-3, 3, 100, dtype=np.float32)
+    codes = kdsl.zeros((100,), np.uint8)
+    back = kdsl.zeros((100,), np.float32)
+    dx = kdsl.tensor(x)
+    roundtrip[(1,)](dx, kdsl.reinterpret(codes, kl.float8e4nv), back, 100, RTZ=False, BLOCK=128)
+    assert np.array_equal(codes.numpy(), encode_all(x, "float8e4nv").astype(np.uint8))
+    assert same(back.numpy(), decode_all(codes.numpy(), "float8e4nv"))
+    ro = np.zeros(100, np.uint8)
+    ro.flags.writeable = False
+    with pytest.raises(kdsl.LaunchError, match="read-only"):
+        roundtrip[(1,)](x, kdsl.reinterpret(ro, kl.float8e4nv), np.zeros(100, np.float32), 100, RTZ=False, BLOCK=128)
