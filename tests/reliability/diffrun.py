@@ -4,7 +4,8 @@ The reference is the ``interpreter`` backend launched the normal way. Besides
 every other backend ``kdsl.available_backends()`` lists, two interpreter
 *variants* give a differential test even on a machine with no device backend:
 
-* ``interpreter:noopt`` -- the frontend's IR with only ``inline`` run, so any
+* ``interpreter:noopt`` -- the frontend's IR with only ``inline`` (and the ``fp8-to-bytes``
+  legalisation every backend needs) run, so any
   difference is a bug in a pass (canonicalize's constant folding must agree
   with the op docstrings bit for bit);
 * ``interpreter:roundtrip`` -- the optimised IR printed and parsed back before
@@ -73,7 +74,7 @@ def _run_variant(kernel: Any, prog: Program, variant: str) -> list[Any]:
     if optimize:
         module = parse_module(print_op(module), "<roundtrip>")
     else:
-        parse_pipeline("inline").run(module)
+        parse_pipeline("inline,fp8-to-bytes").run(module)  # fp8-to-bytes: a legalisation, not an optimisation
     compiled = InterpreterBackend().compile(module, entry, LaunchOptions())
     runtime = [a for a, s in zip(args, specs) if not s.is_const]
     grid = (*prog.grid, 1, 1)[:3]
