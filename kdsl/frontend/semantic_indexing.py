@@ -24,7 +24,7 @@ from kdsl.frontend.semantic_base import unwrap
 from kdsl.frontend.semantic_reduce import ReduceSemantic
 from kdsl.frontend.semantic_sort import SortNetwork
 from kdsl.ir.dialects import tile
-from kdsl.ir.types import PointerType, ScalarType, i1
+from kdsl.ir.types import PointerType, ScalarType, f32, i1
 from kdsl.language.core import tensor
 
 
@@ -130,7 +130,10 @@ class IndexingSemantic(ReduceSemantic):
         return self.permute(t, (*range(d), rank - 1, *range(d, rank - 1)))
 
     def _network(self, t: tensor, run: Callable[[SortNetwork, tensor], tensor]) -> tensor:
-        """Apply ``run(net, keys (M, n)) -> keys (M, n')`` to the rows of ``t``."""
+        """Apply ``run(net, keys (M, n)) -> keys (M, n')`` to the rows of ``t`` (fp8 rows are sorted
+        as their exact f32 values and converted back: the round trip is exact)."""
+        if isinstance(t.dtype, ScalarType) and t.dtype.is_fp8():
+            return self.cast(self._network(self.cast(t, f32), run), t.dtype)
         net = SortNetwork(self)
         keys, back = net.keys(t)
         n = t.shape[-1]

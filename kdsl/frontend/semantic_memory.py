@@ -7,7 +7,7 @@ from typing import Any
 from kdsl.frontend.semantic_base import unwrap
 from kdsl.frontend.semantic_math import MathSemantic
 from kdsl.ir.dialects import tile
-from kdsl.ir.types import PointerType, ScalarType, i1, i32
+from kdsl.ir.types import PointerType, ScalarType, f32, i1, i32
 from kdsl.language.core import tensor
 
 LOAD_CACHE = ("", ".ca", ".cg", ".cv")
@@ -160,8 +160,9 @@ class MemorySemantic(MathSemantic):
         p = unwrap(prefix)
         if not isinstance(p, str):
             raise self.error(f"device_print prefix must be a string, got {p!r}")
-        vals = [self.to_tensor(a).handle for a in args]
-        self.emit(tile.PrintOp, vals, [], prefix=p, hex=True if unwrap(hex) else None)
+        ts = [self.to_tensor(a) for a in args]
+        ts = [self.cast(t, f32) if isinstance(t.dtype, ScalarType) and t.dtype.is_fp8() else t for t in ts]
+        self.emit(tile.PrintOp, [t.handle for t in ts], [], prefix=p, hex=True if unwrap(hex) else None)
 
     def device_assert(self, cond: Any, msg: Any = "") -> None:
         m = unwrap(msg)

@@ -291,3 +291,23 @@ def test_reinterpret_device_arrays_and_read_only_host_arrays(backend: str) -> No
     ro.flags.writeable = False
     with pytest.raises(kdsl.LaunchError, match="read-only"):
         roundtrip[(1,)](x, kdsl.reinterpret(ro, kl.float8e4nv), np.zeros(100, np.float32), 100, RTZ=False, BLOCK=128)
+
+
+@kdsl.kernel
+def sort_and_print(p_ptr, out_ptr, N: kl.constexpr):
+    x = kl.load(p_ptr + kl.arange(0, N))
+    kl.store(out_ptr + kl.arange(0, N), kl.sort(x))
+    kl.store(out_ptr + N + kl.arange(0, N), kl.flip(x, 0))
+    kl.device_print("fp8 ", x)
+
+
+def test_sort_flip_and_print_fp8(backend: str, capfd: pytest.CaptureFixture[str]) -> None:
+    vals = np.array([3.0, -1.5, 0.25, 448.0, -0.0, 2.0, -448.0, 1.0], np.float32)
+    codes = encode_all(vals, "float8e4nv").astype(np.uint8)
+    out = np.zeros(16, np.uint8)
+    sort_and_print[(1,)](kdsl.reinterpret(codes, kl.float8e4nv), kdsl.reinterpret(out, kl.float8e4nv), N=8)
+    got = decode_all(out[:8], "float8e4nv")
+    assert list(got) == sorted(vals.tolist(), key=lambda v: (v, not np.signbit(v)))  # -0 before +0 (totalOrder)
+    assert np.array_equal(out[8:], codes[::-1])
+    printed = capfd.readouterr().out
+    assert "448" in printed and "-1.5" in printed  # values, not bytes
