@@ -32,6 +32,11 @@ class Reinterpreted:
     def shape(self) -> tuple[int, ...]:
         return tuple(self.base.shape)
 
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Byte strides, as numpy's (so ``TensorDescriptor.from_tensor`` takes a reinterpreted array)."""
+        return tuple(self.base.strides)
+
     def data_ptr(self) -> int:
         if isinstance(self.base, DeviceArray):
             raise TypeError("data_ptr of a device array: it lives in the device's memory")

@@ -311,3 +311,30 @@ def test_sort_flip_and_print_fp8(backend: str, capfd: pytest.CaptureFixture[str]
     assert np.array_equal(out[8:], codes[::-1])
     printed = capfd.readouterr().out
     assert "448" in printed and "-1.5" in printed  # values, not bytes
+
+
+@kdsl.kernel
+def fp8_block_ptr(p, out, M, N, BM: kl.constexpr, BN: kl.constexpr):
+    bp = kl.make_block_ptr(p, (M, N), (N, 1), (0, 0), (BM, BN), (1, 0))
+    x = kl.load(bp, boundary_check=(0, 1), padding_option="nan")
+    kl.store(out + kl.arange(0, BM)[:, None] * BN + kl.arange(0, BN)[None, :], x.to(kl.float32))
+
+
+@kdsl.kernel
+def fp8_descriptor(desc, out, BM: kl.constexpr, BN: kl.constexpr):
+    x = desc.load([0, 0])
+    kl.store(out + kl.arange(0, BM)[:, None] * BN + kl.arange(0, BN)[None, :], x.to(kl.float32))
+
+
+def test_block_pointers_and_descriptors_over_fp8(backend: str) -> None:
+    from kdsl.tools.tensor_descriptor import TensorDescriptor
+
+    codes = (np.arange(12, dtype=np.uint8) + 0x30).reshape(3, 4)
+    want = np.full((4, 8), np.nan)
+    want[:3, :4] = decode_all(codes, "float8e4nv").reshape(3, 4)
+    out = np.zeros((4, 8), np.float32)
+    fp8_block_ptr[(1,)](kdsl.reinterpret(codes, kl.float8e4nv), out, 3, 4, BM=4, BN=8)
+    assert same(out, want)  # padding "nan" is the fp8 NaN, decoded
+    out2 = np.zeros((4, 8), np.float32)
+    fp8_descriptor[(1,)](TensorDescriptor.from_tensor(kdsl.reinterpret(codes, kl.float8e4nv), [4, 8]), out2, BM=4, BN=8)
+    assert same(out2, np.nan_to_num(want, nan=0.0))  # descriptors pad with zeros
