@@ -338,3 +338,32 @@ def test_block_pointers_and_descriptors_over_fp8(backend: str) -> None:
     out2 = np.zeros((4, 8), np.float32)
     fp8_descriptor[(1,)](TensorDescriptor.from_tensor(kdsl.reinterpret(codes, kl.float8e4nv), [4, 8]), out2, BM=4, BN=8)
     assert same(out2, np.nan_to_num(want, nan=0.0))  # descriptors pad with zeros
+
+
+@pytest.mark.parametrize("name", FP8)
+def test_reference_matches_brute_force(name: str) -> None:
+    """The reference codec against the format's definition, without torch: every code decodes to
+    sign * 2**(e - bias) * (1 + m / 2**mbits) (subnormals, specials per format), and encoding picks
+    the nearest finite code (ties to the even code), infinity/saturation past the largest one."""
+    f = fmt(name)
+    table = {}
+    for c in range(256):
+        s, e, m = c >> 7, (c >> f.mbits) & ((1 << f.ebits) - 1), c & ((1 << f.mbits) - 1)
+        v = (m * 2.0 ** (1 - f.bias - f.mbits)) if e == 0 else (1 + m / 2**f.mbits) * 2.0 ** (e - f.bias)
+        v = -v if s else v
+        special = (f.special == "ieee" and e == (1 << f.ebits) - 1) or (f.special == "fn" and (c & 0x7F) == 0x7F) \
+            or (f.special == "fnuz" and c == 0x80)  # fmt: skip
+        got = floatcodec.decode(c, f)
+        if special:
+            assert math.isnan(got) or math.isinf(got)
+            continue
+        assert got == v and math.copysign(1, got) == math.copysign(1, v), (c, got, v)
+        table.setdefault(v, []).append(c)
+    finite = sorted(table)
+    top = finite[-1]
+    for x in probe_values(name, np.float64).tolist():
+        if math.isnan(x) or abs(x) > top:
+            continue
+        best = min(finite, key=lambda v: (abs(v - x), [c & 1 for c in table[v]][0]))  # nearest, then even code
+        code = floatcodec.encode(x, f)
+        assert floatcodec.decode(code, f) == best, (x, code, best)
