@@ -16,7 +16,8 @@ fma). Functions built on ``exp``/``log``/``sin``/``cos`` inherit the backend's a
 on vulkan, f32 ``exp``/``log`` are GLSL.std.450's (``exp`` 3 + 2|x| ulp, ``log`` an absolute
 2**-21 near 1), so ``sinh``/``cosh``/``exp10``/``pow``/``log10`` are within a few 1e-5 there. Names Triton's
 libdevice has and kdsl does not (Bessel and gamma functions, directed rounding modes other than
-``_rn``) are missing attributes: a compile error at the call.
+``_rn``, ``erfinv``) are missing attributes: a compile error at the call; ``erfc`` has float32
+accuracy and refuses float64.
 """
 
 from __future__ import annotations
@@ -614,6 +615,31 @@ def atanh(o: _Ops, x: Any) -> Any:
 def erf(o: _Ops, x: Any) -> Any:
     """Error function."""
     return o.f("erf", x)
+
+
+# Chebyshev fit of erfc(z) = t * exp(-z*z + P(t)), t = 1 / (1 + z/2), z >= 0: relative error below
+# 1.2e-7 for every z (Numerical Recipes' erfcc) -- float32 accuracy.
+_ERFC = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587,
+         -0.82215223, 0.17087277)  # fmt: skip
+
+
+@_float_fn()
+def erfc(o: _Ops, x: Any) -> Any:
+    """Complementary error function ``1 - erf(x)``, accurate where it is tiny (float32 and
+    narrower; float64 is a compile error: this fit has float32 accuracy)."""
+    if o.dt == f64:
+        raise o.s.error("libdevice.erfc: float64 is not available in kdsl (its approximation has float32 "
+                        "accuracy); cast to float32 or use 1 - libdevice.erf where erfc is not small")  # fmt: skip
+    z = o.abs(x)
+    t = o.div(1.0, o.fma(z, 0.5, 1.0))
+    # exp(-z*z + P): z*z split exactly (zh has 12 significant bits, so zh*zh is exact) and the large
+    # part exponentiated alone, so no rounding of a sum near -z*z enters the exponent
+    zh = o.from_bits(o.s.binary("and_", o.bits(z), 0xFFFFF000))
+    lo = o.mul(o.sub(z, zh), o.add(z, zh))
+    e = o.mul(o.f("exp", o.s.unary("neg", o.mul(zh, zh))), o.f("exp", o.sub(o.poly(t, _ERFC), lo)))
+    r = o.where(o.isinf(z), 0.0, o.mul(t, e))
+    r = o.where(o.lt(x, 0.0), o.sub(2.0, r), r)
+    return o.where(o.isnan(x), x, r)
 
 
 # --- exact arithmetic and scaling -------------------------------------------------------------
