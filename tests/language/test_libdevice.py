@@ -34,6 +34,19 @@ def _inputs(dtype: type, lo: float, hi: float, n: int = 2000, log: bool = False)
 
 
 WIDE = (1e-20, 1e20)  # log-uniform magnitudes, both signs
+
+
+def _erfinv_ref(x: float) -> float:
+    """erfinv from the standard normal's inverse CDF (``statistics``, double precision)."""
+    from statistics import NormalDist
+
+    if math.isnan(x) or abs(x) > 1:
+        return math.nan
+    if abs(x) == 1:
+        return math.copysign(math.inf, x)
+    if abs(x) < 1e-3:  # the series: (x + 1) / 2 would lose x
+        return math.sqrt(math.pi) / 2 * (x + math.pi / 12 * x**3 + 7 * math.pi**2 / 480 * x**5)
+    return NormalDist().inv_cdf((x + 1) / 2) / math.sqrt(2)
 # name -> (numpy reference, input range, log-spaced, ulp bound)
 UNARY: dict[str, tuple[Callable[[Any], Any], tuple[float, float], bool, float]] = {
     "asin": (np.arcsin, (-1.0, 1.0), False, 4),
@@ -51,6 +64,7 @@ UNARY: dict[str, tuple[Callable[[Any], Any], tuple[float, float], bool, float]] 
     "log10": (np.log10, (1e-30, 1e30), True, 4),
     "cbrt": (np.cbrt, WIDE, True, 2),
     "erfc": (lambda x: np.vectorize(math.erfc)(x), (-4.0, 10.0), False, 6),
+    "erfinv": (lambda x: np.vectorize(_erfinv_ref)(x), (-1.0, 1.0), False, 8),
     "trunc": (np.trunc, (-1e6, 1e6), False, 0),
     "round": (lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x), (-1e6, 1e6), False, 0),
     "rint": (np.rint, (-1e6, 1e6), False, 0),
@@ -104,7 +118,7 @@ def _ulp_check(got: np.ndarray, want: np.ndarray, dtype: type, bound: float, wha
 
 
 UNARY_CASES = [(n, d) for n in sorted(UNARY) for d in (np.float32, np.float64)
-               if not (n == "erfc" and d == np.float64)]  # erfc is float32-only: test_erfc_float64_is_refused
+               if not (n in ("erfc", "erfinv") and d == np.float64)]  # float32-only: test_float64_is_refused
 
 
 @pytest.mark.parametrize(("name", "dtype"), UNARY_CASES, ids=[f"{n}-{d.__name__}" for n, d in UNARY_CASES])
@@ -219,11 +233,8 @@ def test_integer_input_is_a_compile_error() -> None:
         int_input[(1,)](np.zeros(1, np.int32))
 
 
-@kdsl.kernel
-def erfc_f64(x_ptr):
-    kl.store(x_ptr, libdevice.erfc(kl.load(x_ptr)))
-
-
-def test_erfc_float64_is_refused() -> None:
-    with pytest.raises(CompilationError, match="float64 is not available"):
-        erfc_f64[(1,)](np.zeros(1, np.float64))
+@pytest.mark.parametrize("name", ["erfc", "erfinv"])
+def test_float64_is_refused(name: str) -> None:
+    x = np.zeros(1, np.float64)
+    with pytest.raises(CompilationError, match=f"libdevice.{name}: float64 is not available"):
+        unary_kernel[(1,)](x, x, 1, FN=getattr(libdevice, name), BLOCK=1)

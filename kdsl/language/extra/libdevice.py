@@ -16,8 +16,8 @@ fma). Functions built on ``exp``/``log``/``sin``/``cos`` inherit the backend's a
 on vulkan, f32 ``exp``/``log`` are GLSL.std.450's (``exp`` 3 + 2|x| ulp, ``log`` an absolute
 2**-21 near 1), so ``sinh``/``cosh``/``exp10``/``pow``/``log10`` are within a few 1e-5 there. Names Triton's
 libdevice has and kdsl does not (Bessel and gamma functions, directed rounding modes other than
-``_rn``, ``erfinv``) are missing attributes: a compile error at the call; ``erfc`` has float32
-accuracy and refuses float64.
+``_rn``) are missing attributes: a compile error at the call; ``erfc`` and ``erfinv`` have
+float32 accuracy and refuse float64.
 """
 
 from __future__ import annotations
@@ -640,6 +640,29 @@ def erfc(o: _Ops, x: Any) -> Any:
     r = o.where(o.isinf(z), 0.0, o.mul(t, e))
     r = o.where(o.lt(x, 0.0), o.sub(2.0, r), r)
     return o.where(o.isnan(x), x, r)
+
+
+# Giles' single-precision erfinv ("Approximating the erfinv function", GPU Computing Gems): a
+# polynomial in w = -log(1 - x*x), one for the centre (w < 5), one in sqrt(w) for the tails.
+_ERFINV_CENTRE = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                  -0.00417768164, 0.246640727, 1.50140941)  # fmt: skip
+_ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+                0.00943887047, 1.00167406, 2.83297682)  # fmt: skip
+
+
+@_float_fn()
+def erfinv(o: _Ops, x: Any) -> Any:
+    """Inverse error function on (-1, 1) (+-inf at +-1, NaN beyond); float32 accuracy, so float64
+    input is a compile error."""
+    if o.dt == f64:
+        raise o.s.error("libdevice.erfinv: float64 is not available in kdsl (its approximation has float32 "
+                        "accuracy); cast to float32")  # fmt: skip
+    w = o.s.unary("neg", o.f("log", o.mul(o.sub(1.0, x), o.add(1.0, x))))
+    centre = o.poly(o.sub(w, 2.5), tuple(reversed(_ERFINV_CENTRE)))
+    tail = o.poly(o.sub(o.f("sqrt", w), 3.0), tuple(reversed(_ERFINV_TAIL)))
+    r = o.mul(o.where(o.lt(w, 5.0), centre, tail), x)
+    r = o.where(o.eq(o.abs(x), 1.0), o.copysign(o.const(float("inf")), x), r)
+    return o.where(o.or_(o.gt(o.abs(x), 1.0), o.isnan(x)), float("nan"), r)
 
 
 # --- exact arithmetic and scaling -------------------------------------------------------------
