@@ -25,7 +25,7 @@ from kdsl.ir import floatcodec
 from kdsl.ir.core import Operation, Value
 from kdsl.ir.dialects import arith
 from kdsl.ir.dialects import math as m
-from kdsl.ir.types import FLOAT_FORMATS, FloatFormat, ScalarType, Type, f16, f32, f64, u8, u16, u32, u64
+from kdsl.ir.types import FLOAT_FORMATS, FloatFormat, ScalarType, Type, bf16, f16, f32, f64, u8, u16, u32, u64
 from kdsl.language.core import tensor
 
 # ops that compute on float values: with fp8 operands they run on the decoded f32 values
@@ -189,8 +189,6 @@ class Fp8Semantic(ReduceSemantic):
              **attrs: Any) -> OpT:  # fmt: skip
         if cls in _COMPUTE and any(is_fp8(t) for t in [*result_types, *(v.type for v in operands)]):
             raise self.error(f"{cls.NAME} on fp8 values must go through emit1 (internal error)")
-        if cls.NAME.startswith("tile.atomic") and any(is_fp8(v.type) for v in operands):
-            raise self.error("atomics on fp8 values are not supported (as in Triton)")
         return super().emit(cls, operands, result_types, **attrs)
 
     def dot(self, a: Any, b: Any, acc: Any = None, input_precision: Any = None, allow_tf32: Any = None,
@@ -201,7 +199,7 @@ class Fp8Semantic(ReduceSemantic):
         if not (is_fp8(x.type) or is_fp8(y.type)):
             return super().dot(x, y, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype)
         for v in (x, y):
-            if not (is_fp8(v.type) or v.dtype in (f16, ScalarType("bf16"), f32)):
+            if not (is_fp8(v.type) or v.dtype in (f16, bf16, f32)):
                 raise self.error(f"kl.dot: an fp8 operand pairs with fp8, f16, bf16 or f32, got {v.dtype}")
         out = self.const_dtype(out_dtype, "out_dtype")
         r = super().dot(self.cast(x, f32), self.cast(y, f32), None if out == f16 else acc, "ieee")

@@ -38,7 +38,7 @@ def lower_to_wi(
     func = module.lookup(entry)
     if func is None or func.NAME != "tile.func":
         raise CompilationError(f"lowering: no tile.func named '{entry}'")
-    wfunc = Lowerer(func, layout, local_limit, noalias).run()
+    wfunc = Lowerer(func, layout, noalias).run()
     simplify(wfunc)
     if layout.vector_width > 1:  # element loops -> vector<NxT> ops (docs/LOWERING.md "Vectorisation")
         vectorize(wfunc, layout.vector_width)

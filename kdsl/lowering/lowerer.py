@@ -71,13 +71,12 @@ class Nest:
 class Lowerer:
     """Builds the ``wi.func`` for one ``tile.func`` (see module doc)."""
 
-    def __init__(self, func: Operation, layout: Layout, local_limit: int, noalias: bool = True) -> None:
+    def __init__(self, func: Operation, layout: Layout, noalias: bool = True) -> None:
         self.func = func
         self.noalias = noalias
         self.loads_pending = False  # global loads since the last barrier
         self.stores_pending = False  # global stores since the last barrier
         self.layout = layout
-        self.local_limit = local_limit
         self.asserts: list[tuple[str, str, int, int]] = []
         body = Block([a.type for a in func.regions[0].block.args])
         attrs: dict[str, Any] = {
