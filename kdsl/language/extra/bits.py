@@ -94,26 +94,16 @@ umulhi = mulhi
 
 
 # --- bit reinterpretation ---------------------------------------------------------------------
-@builtin
-def float_as_int(x: Any, _semantic: Semantic = NO_SEMANTIC) -> Any:
-    """The bits of an f32 as int32."""
-    return _semantic.bitcast(x, i32)
+def _bits_as(name: str, dtype: ScalarType, doc: str) -> Any:
+    def fn(x: Any, _semantic: Semantic = NO_SEMANTIC) -> Any:
+        return _semantic.bitcast(x, dtype)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return builtin(fn)
 
 
-@builtin
-def int_as_float(x: Any, _semantic: Semantic = NO_SEMANTIC) -> Any:
-    """An int32's bits as f32."""
-    return _semantic.bitcast(x, f32)
-
-
-@builtin
-def double_as_longlong(x: Any, _semantic: Semantic = NO_SEMANTIC) -> Any:
-    """The bits of an f64 as int64."""
-    return _semantic.bitcast(x, i64)
-
-
-@builtin
-def longlong_as_double(x: Any, _semantic: Semantic = NO_SEMANTIC) -> Any:
-    """An int64's bits as f64."""
-    return _semantic.bitcast(x, f64)
-
+float_as_int = _bits_as("float_as_int", i32, "The bits of an f32 as int32.")
+int_as_float = _bits_as("int_as_float", f32, "An int32's bits as f32.")
+double_as_longlong = _bits_as("double_as_longlong", i64, "The bits of an f64 as int64.")
+longlong_as_double = _bits_as("longlong_as_double", f64, "An int64's bits as f64.")

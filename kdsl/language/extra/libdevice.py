@@ -166,6 +166,17 @@ def _float_fn(n_args: int = 1) -> Callable[[Callable[..., Any]], Any]:
     return deco
 
 
+def _direct(name: str, op: str, doc: str) -> Any:
+    """The libdevice function ``name`` that is the kl math op ``op`` itself."""
+
+    def body(o: _Ops, x: Any) -> Any:
+        return o.f(op, x)
+
+    body.__name__ = body.__qualname__ = name
+    body.__doc__ = doc
+    return _float_fn()(body)
+
+
 def _int32(o: _Ops, cond: Any) -> Any:
     return o.s.cast(cond, i32)
 
@@ -230,16 +241,10 @@ def _round(o: _Ops, x: Any) -> Any:
     return o.where(o.isinf(x), x, o.copysign(o.where(up, o.add(o.abs(t), 1.0), o.abs(t)), x))
 
 
-@_float_fn()
-def floor(o: _Ops, x: Any) -> Any:
-    """Largest integer value not greater than ``x``."""
-    return o.f("floor", x)
+floor = _direct("floor", "floor", "Largest integer value not greater than ``x``.")
 
 
-@_float_fn()
-def ceil(o: _Ops, x: Any) -> Any:
-    """Smallest integer value not less than ``x``."""
-    return o.f("ceil", x)
+ceil = _direct("ceil", "ceil", "Smallest integer value not less than ``x``.")
 
 
 @_float_fn()
@@ -307,25 +312,19 @@ def saturatef(o: _Ops, x: Any) -> Any:
 
 
 # --- roots and powers ----------------------------------------------------------------------
-@_float_fn()
-def sqrt(o: _Ops, x: Any) -> Any:
-    """Square root (correctly rounded)."""
-    return o.f("sqrt_rn", x)
+sqrt = _direct("sqrt", "sqrt_rn", "Square root (correctly rounded).")
 
 
 sqrt_rn = sqrt
 
 
-@_float_fn()
-def rsqrt(o: _Ops, x: Any) -> Any:
-    """``1 / sqrt(x)``."""
-    return o.f("rsqrt", x)
+rsqrt = _direct("rsqrt", "rsqrt", "``1 / sqrt(x)``.")
 
 
 @_float_fn()
 def rcp_rn(o: _Ops, x: Any) -> Any:
     """``1 / x`` correctly rounded."""
-    return o.s.div_rn(o.s.full((), 1.0, o.dt), x)
+    return o.s.div_rn(o.const(1.0), x)
 
 
 @_float_fn()
@@ -368,19 +367,13 @@ def powi(x: Any, y: Any, _semantic: Semantic = NO_SEMANTIC) -> Any:
 
 
 # --- exponentials and logarithms --------------------------------------------------------------
-@_float_fn()
-def exp(o: _Ops, x: Any) -> Any:
-    """``e**x``."""
-    return o.f("exp", x)
+exp = _direct("exp", "exp", "``e**x``.")
 
 
 fast_expf = exp
 
 
-@_float_fn()
-def exp2(o: _Ops, x: Any) -> Any:
-    """``2**x``."""
-    return o.f("exp2", x)
+exp2 = _direct("exp2", "exp2", "``2**x``.")
 
 
 @_float_fn()
@@ -405,19 +398,13 @@ def expm1(o: _Ops, x: Any) -> Any:
     return _expm1(o, x)
 
 
-@_float_fn()
-def log(o: _Ops, x: Any) -> Any:
-    """Natural logarithm."""
-    return o.f("log", x)
+log = _direct("log", "log", "Natural logarithm.")
 
 
 fast_logf = log
 
 
-@_float_fn()
-def log2(o: _Ops, x: Any) -> Any:
-    """Base-2 logarithm."""
-    return o.f("log2", x)
+log2 = _direct("log2", "log2", "Base-2 logarithm.")
 
 
 fast_log2f = log2
@@ -439,19 +426,13 @@ def log1p(o: _Ops, x: Any) -> Any:
 
 
 # --- trigonometric and hyperbolic ------------------------------------------------------------
-@_float_fn()
-def sin(o: _Ops, x: Any) -> Any:
-    """Sine."""
-    return o.f("sin", x)
+sin = _direct("sin", "sin", "Sine.")
 
 
 fast_sinf = sin
 
 
-@_float_fn()
-def cos(o: _Ops, x: Any) -> Any:
-    """Cosine."""
-    return o.f("cos", x)
+cos = _direct("cos", "cos", "Cosine.")
 
 
 fast_cosf = cos
@@ -585,10 +566,7 @@ def cosh(o: _Ops, x: Any) -> Any:
     return o.where(o.gt(a, _large(o)), o.mul(o.mul(h, 0.5), h), small)
 
 
-@_float_fn()
-def tanh(o: _Ops, x: Any) -> Any:
-    """Hyperbolic tangent."""
-    return o.f("tanh", x)
+tanh = _direct("tanh", "tanh", "Hyperbolic tangent.")
 
 
 @_float_fn()
@@ -621,10 +599,7 @@ def atanh(o: _Ops, x: Any) -> Any:
     return o.where(o.isnan(x), x, o.copysign(r, x))
 
 
-@_float_fn()
-def erf(o: _Ops, x: Any) -> Any:
-    """Error function."""
-    return o.f("erf", x)
+erf = _direct("erf", "erf", "Error function.")
 
 
 # Chebyshev fit of erfc(z) = t * exp(-z*z + P(t)), t = 1 / (1 + z/2), z >= 0: relative error below
