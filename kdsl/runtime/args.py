@@ -26,7 +26,7 @@ from kdsl.errors import LaunchError
 from kdsl.frontend.specialization import ParamSpec, int_type
 from kdsl.ir.types import HOST_DTYPE_NAMES, PointerType, ScalarType, Type, f32, i1, scalar_from_numpy
 from kdsl.runtime.device_array import DeviceArray
-from kdsl.runtime.reinterpret import Reinterpreted, host_array, storage_view
+from kdsl.runtime.reinterpret import Reinterpreted, device_base, host_array, storage_view
 from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 
 # Launch options besides the parameters. ``num_threads`` sizes kdsl's work-groups; the rest are
@@ -109,7 +109,7 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
         value = value.value
     if is_constexpr:
         return _constexpr_arg(name, value, kernel)
-    if isinstance(value, (DeviceArray, TensorDescriptor)) or _device_reinterpret(value):
+    if isinstance(value, (DeviceArray, TensorDescriptor)) or device_base(value) is not None:
         return _kdsl_object_arg(name, value, spec_ok, kernel, align_ok)
     if value is None or isinstance(value, (str, Type, tuple)):
         return ParamSpec.const(name, value), None
@@ -124,7 +124,7 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
             t = int_type(value)
         except OverflowError as exc:
             raise LaunchError(str(exc), name, kernel) from exc
-        return ParamSpec.runtime(name, t, 16 if spec_ok and align_ok and value % 16 == 0 else 1), value
+        return ParamSpec.runtime(name, t, _div16(spec_ok and align_ok, value)), value
     if isinstance(value, float):
         return ParamSpec.runtime(name, f32), value
     try:
@@ -139,12 +139,13 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
         raise LaunchError(f"unsupported argument type {type(value).__name__}", name, kernel)
     arr, elem = found
     address = arr.ctypes.data  # not __array_interface__: slower, and numpy 2.4 grows a heap block on it
-    div = 16 if spec_ok and align_ok and address % 16 == 0 else 1
+    div = _div16(spec_ok and align_ok, address)
     return ParamSpec.runtime(name, PointerType(elem), div), arr
 
 
-def _device_reinterpret(value: Any) -> bool:
-    return isinstance(value, Reinterpreted) and isinstance(value.base, DeviceArray)
+def _div16(ok: bool, n: int) -> int:
+    """The divisibility fact of an int or address: 16 when it divides ``n`` and may be used."""
+    return 16 if ok and n % 16 == 0 else 1
 
 
 def _kdsl_object_arg(name: str, value: DeviceArray | TensorDescriptor | Reinterpreted, spec_ok: bool, kernel: str,
@@ -155,10 +156,9 @@ def _kdsl_object_arg(name: str, value: DeviceArray | TensorDescriptor | Reinterp
     if isinstance(value, Reinterpreted):
         arr = value.base
         assert isinstance(arr, DeviceArray)
-        return ParamSpec.runtime(name, PointerType(value.dtype), 16 if spec_ok and align_ok and arr.offset % 16 == 0
-                                 else 1), arr  # fmt: skip
+        return ParamSpec.runtime(name, PointerType(value.dtype), _div16(spec_ok and align_ok, arr.offset)), arr
     elem = scalar_from_numpy(value.dtype)
-    return ParamSpec.runtime(name, PointerType(elem), 16 if spec_ok and align_ok and value.offset % 16 == 0 else 1), value
+    return ParamSpec.runtime(name, PointerType(elem), _div16(spec_ok and align_ok, value.offset)), value
 
 
 def _descriptor_arg(name: str, desc: TensorDescriptor, spec_ok: bool, kernel: str) -> ParamSpec:
@@ -228,7 +228,7 @@ def _numpy_scalar(name: str, value: np.generic, spec_ok: bool, kernel: str,
         v = int(value)
         if spec_ok and v == 1:
             return ParamSpec.const(name, 1), None
-        return ParamSpec.runtime(name, t, 16 if spec_ok and align_ok and v % 16 == 0 else 1), value
+        return ParamSpec.runtime(name, t, _div16(spec_ok and align_ok, v)), value
     return ParamSpec.runtime(name, t), value
 
 

@@ -171,8 +171,9 @@ class KernelFunction:
                                      self.do_not_specialize_on_alignment)
         values = list(binding.values.values())
         for name, v in binding.values.items():
-            if isinstance(unwrap_reinterpret(v), DeviceArray):
-                check_backend(unwrap_reinterpret(v), backend.name, name, self.__name__)
+            arr = unwrap_reinterpret(v)
+            if isinstance(arr, DeviceArray):
+                check_backend(arr, backend.name, name, self.__name__)
         options = launch_options(binding.options, self.__name__)
         sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
         compiled = self._compiled(backend, specs, options, self._debug(), sanitize)
@@ -423,8 +424,9 @@ def kernel(
     ``sanitize=True`` bounds-checks every load, store and atomic on every
     backend (see ``kdsl.set_sanitize``); ``None`` follows the global setting. Triton's other
     ``triton.jit`` keywords are accepted: ``do_not_specialize_on_alignment`` (those parameters
-    get no divisibility-by-16 facts; ``== 1`` is still specialised), and ``launch_metadata``,
-    ``repr``, ``noinline``, ``version`` (profiler hooks and hints, kept on the kernel object).
+    get no divisibility-by-16 facts; ``== 1`` is still specialised), ``launch_metadata``,
+    ``repr`` and ``noinline`` (profiler hooks and a hint, kept on the kernel object), and
+    ``version`` (ignored).
     """
     extra: dict[str, Any] = {"do_not_specialize_on_alignment": do_not_specialize_on_alignment,
                              "launch_metadata": launch_metadata, "repr": repr, "noinline": noinline}  # fmt: skip

@@ -28,7 +28,7 @@ from kdsl.ir.types import HOST_DTYPE_NAMES
 from kdsl.runtime.args import as_array
 from kdsl.runtime.backend import CompiledKernel
 from kdsl.runtime.device_array import DeviceArray
-from kdsl.runtime.reinterpret import Reinterpreted, host_array, unwrap
+from kdsl.runtime.reinterpret import Reinterpreted, device_base, host_array, unwrap
 from kdsl.tools.tensor_descriptor import TensorDescriptor
 
 if TYPE_CHECKING:
@@ -80,8 +80,9 @@ def _slow_argkey(v: Any) -> Any:
         return ("c", type(v), v)  # a compile-time constant (must be hashable)
     if isinstance(v, TensorDescriptor):
         return v.launch_key(argkey)
-    if isinstance(v, Reinterpreted) and isinstance(v.base, DeviceArray):
-        return ("R", v.dtype, v.base._key)
+    on_device = device_base(v)
+    if on_device is not None:
+        return ("R", v.dtype, on_device._key)
     found = host_array(v)  # torch CPU tensors, kdsl.reinterpret and other array-likes
     if found is not None:
         arr, elem = found
@@ -143,7 +144,7 @@ def _host_view(a: DeviceArray) -> Any:
 
 
 def _reinterpreted_host(r: Reinterpreted) -> Any:
-    return r.base._host  # type: ignore[union-attr]
+    return _host_view(r.base)  # type: ignore[arg-type]  # only built for a device-array base
 
 
 class Launcher:
@@ -241,8 +242,9 @@ def converter(v: Any) -> Callable[[Any], Any] | None:
     """How a user value becomes the backend's launch argument (None: as is)."""
     if isinstance(v, DeviceArray):
         return _host_view if v._host is not None else None
-    if isinstance(v, Reinterpreted) and isinstance(v.base, DeviceArray):
-        return _reinterpreted_host if v.base._host is not None else unwrap
+    on_device = device_base(v)
+    if on_device is not None:
+        return _reinterpreted_host if on_device._host is not None else unwrap
     if isinstance(v, np.ndarray) and v.dtype.name in HOST_DTYPE_NAMES:  # ml_dtypes fp8 / bfloat16
         return as_array
     if isinstance(v, (np.ndarray, int, float)) and not isinstance(v, bool):

@@ -57,18 +57,23 @@ def reinterpret(array: Any, dtype: Any) -> Reinterpreted:
     if isinstance(array, Reinterpreted):
         array = array.base
     if isinstance(array, DeviceArray):  # stays on the device; the launch passes its buffer
-        if array.dtype.itemsize != dt.itemsize:
-            raise TypeError(f"kdsl.reinterpret: {array.dtype} elements are {array.dtype.itemsize} bytes, "
-                            f"{dt} elements {dt.itemsize}")  # fmt: skip
-        return Reinterpreted(array, dt)
-    found = host_array(array)
-    if found is None:
-        raise TypeError(f"kdsl.reinterpret: cannot view {type(array).__name__} as an array")
-    base = found[0]
+        base: np.ndarray[Any, Any] | DeviceArray = array
+    else:
+        found = host_array(array)
+        if found is None:
+            raise TypeError(f"kdsl.reinterpret: cannot view {type(array).__name__} as an array")
+        base = found[0]
     if base.dtype.itemsize != dt.itemsize:
         raise TypeError(f"kdsl.reinterpret: {base.dtype} elements are {base.dtype.itemsize} bytes, "
                         f"{dt} elements {dt.itemsize}")  # fmt: skip
-    return Reinterpreted(base.view(_STORAGE[dt.itemsize]), dt)
+    return Reinterpreted(base if isinstance(base, DeviceArray) else base.view(_STORAGE[dt.itemsize]), dt)
+
+
+def device_base(value: Any) -> DeviceArray | None:
+    """The kdsl device array a :class:`Reinterpreted` wraps (None for anything else)."""
+    if isinstance(value, Reinterpreted) and isinstance(value.base, DeviceArray):
+        return value.base
+    return None
 
 
 def host_array(value: Any) -> tuple[np.ndarray[Any, Any], ScalarType] | None:
@@ -77,9 +82,7 @@ def host_array(value: Any) -> tuple[np.ndarray[Any, Any], ScalarType] | None:
     their size (the kernel reads the bits as the element type). Raises ``TypeError`` for a dtype
     kdsl has no type for."""
     if isinstance(value, Reinterpreted):
-        if isinstance(value.base, DeviceArray):
-            return None
-        return value.base, value.dtype
+        return None if isinstance(value.base, DeviceArray) else (value.base, value.dtype)
     if isinstance(value, np.ndarray):
         arr = value
     elif hasattr(value, "__array_interface__"):
@@ -111,4 +114,4 @@ def storage_view(value: Any) -> np.ndarray[Any, Any] | None:
     return None if found is None else found[0]
 
 
-__all__ = ["Reinterpreted", "host_array", "reinterpret", "storage_view", "unwrap"]
+__all__ = ["Reinterpreted", "device_base", "host_array", "reinterpret", "storage_view", "unwrap"]
