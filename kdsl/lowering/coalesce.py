@@ -40,7 +40,7 @@ on lavapipe (32 KiB of shared memory) keep their successive dot operands in ``__
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kdsl.ir.core import Operation
 from kdsl.ir.dialects import scf, wi
@@ -56,6 +56,7 @@ class _Range:
     alloc: Operation
     lo: int
     hi: int
+    ready: int  # a slot it joins must be free before this position: lo, or a __local buffer's gate
 
 
 @dataclass
@@ -118,7 +119,7 @@ def _live_range(alloc: Operation, span: dict[Operation, tuple[int, int]]) -> _Ra
         if _fresh_each_iteration(alloc, lp):
             break
         lo, hi = min(lo, span[lp][0]), max(hi, span[lp][1])
-    return _Range(alloc, lo, hi)
+    return _Range(alloc, lo, hi, lo)
 
 
 def _fresh_each_iteration(alloc: Operation, loop: Operation) -> bool:
@@ -153,25 +154,17 @@ def _first_touch(ops: list[Operation], uses: list[tuple[Operation, int]]) -> boo
     return None
 
 
-def _candidates(root: Operation) -> list[Operation]:
-    out: list[Operation] = []
-    for op in root.walk():
-        if not isinstance(op, wi.AllocOp) or not op.result.uses:
-            continue
-        t = _memref(op)
-        if t.space == "private" and t.nbytes >= MIN_BYTES:
-            out.append(op)
-    return out
+def _used_allocs(root: Operation, space: str) -> list[Operation]:
+    return [op for op in root.walk() if isinstance(op, wi.AllocOp) and op.result.uses and _memref(op).space == space]
 
 
 def coalesce_private(root: Operation) -> int:
     """Share storage between private arrays of disjoint live ranges; return the bytes saved."""
-    allocs = _candidates(root)
+    allocs = [op for op in _used_allocs(root, "private") if _memref(op).nbytes >= MIN_BYTES]
     if len(allocs) < 2:
         return 0
     span = _number(root)
-    ranges = [_live_range(a, span) for a in allocs]
-    return _share(ranges, {id(r.alloc): r.lo for r in ranges})
+    return _share([_live_range(a, span) for a in allocs])
 
 
 def coalesce_local(root: Operation, single_work_item: bool) -> int:
@@ -179,20 +172,17 @@ def coalesce_local(root: Operation, single_work_item: bool) -> int:
 
     With one work-item per group nothing else reads a buffer and the lowering emits no barriers:
     the private rule (disjoint live ranges) applies."""
-    allocs = [op for op in root.walk()
-              if isinstance(op, wi.AllocOp) and op.result.uses and _memref(op).space == "local"]  # fmt: skip
+    allocs = _used_allocs(root, "local")
     if len(allocs) < 2:
         return 0
     span = _number(root)
     ranges: list[_Range] = []
-    gates: dict[int, int] = {}
     for a in allocs:
         r = _live_range(a, span)
         gate = r.lo if single_work_item else _gate(a, r, span)
         if gate >= 0:
-            ranges.append(r)
-            gates[id(a)] = gate
-    return _share(ranges, gates)
+            ranges.append(replace(r, ready=min(r.lo, gate)))
+    return _share(ranges)
 
 
 def _gate(alloc: Operation, r: _Range, span: dict[Operation, tuple[int, int]]) -> int:
@@ -210,8 +200,8 @@ def _gate(alloc: Operation, r: _Range, span: dict[Operation, tuple[int, int]]) -
     return -1
 
 
-def _share(ranges: list[_Range], gates: dict[int, int]) -> int:
-    """Greedy interval colouring: an array takes a slot whose last member ended before its gate."""
+def _share(ranges: list[_Range]) -> int:
+    """Greedy interval colouring: an array takes a slot whose last member ended before its ``ready``."""
     by_elem: dict[object, list[_Range]] = {}
     for r in ranges:
         by_elem.setdefault(_memref(r.alloc).element, []).append(r)
@@ -220,7 +210,7 @@ def _share(ranges: list[_Range], gates: dict[int, int]) -> int:
         slots: list[_Slot] = []
         for r in sorted(group, key=lambda r: (r.lo, r.hi)):
             t = _memref(r.alloc)
-            free = [s for s in slots if s.free_at < min(r.lo, gates[id(r.alloc)])]
+            free = [s for s in slots if s.free_at < r.ready]
             fits = [s for s in free if s.size >= t.size]
             slot = min(fits, key=lambda s: s.size) if fits else max(free, key=lambda s: s.size, default=None)
             if slot is None:
