@@ -73,7 +73,7 @@ class Fp8Semantic(ReduceSemantic):
         return self._encode(x, dst, rtz)
 
     def _byte_bits(self, x: tensor) -> tensor:
-        """An fp8 tile's bytes as u32 values."""
+        """An fp8 (or 8-bit integer) tile's bytes as u32 values 0..255."""
         return super().cast(self.bitcast(x, u8), u32)
 
     def _decode(self, bits: tensor, fmt: FloatFormat) -> tensor:

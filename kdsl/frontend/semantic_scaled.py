@@ -21,7 +21,7 @@ from typing import Any
 
 from kdsl.frontend.semantic_base import unwrap
 from kdsl.frontend.semantic_fp8 import Fp8Semantic
-from kdsl.ir.types import FLOAT_FORMATS, FloatFormat, ScalarType, bf16, f32, u8, u32
+from kdsl.ir.types import FLOAT_FORMATS, FloatFormat, ScalarType, bf16, f32, u8
 from kdsl.language.core import tensor
 
 GROUP = 32  # elements of K sharing one e8m0 scale
@@ -78,7 +78,7 @@ class ScaledDotSemantic(Fp8Semantic):
             t = self.bitcast(t, u8)
         if not (isinstance(t.dtype, ScalarType) and t.dtype.is_integer and t.dtype.bitwidth == 8):
             raise self.error(f"{message}, got {t.dtype}")
-        return self.cast(self.bitcast(t, u8), u32)
+        return self._byte_bits(t)
 
     # --- scales -----------------------------------------------------------------------
     def _mx_scale(self, x: tensor, scale: Any, what: str, k_axis: int) -> tensor:
