@@ -28,6 +28,7 @@ import numpy as np
 
 from kdsl.errors import LaunchError
 from kdsl.ir.types import scalar_from_numpy
+from kdsl.runtime.addresses import HOST_ADDRESSES
 from kdsl.runtime.backend import Backend, Device
 from kdsl.runtime.backends import get_backend, resolve_backend
 from kdsl.runtime.hostpool import ALIGN as ALIGN
@@ -132,6 +133,26 @@ class DeviceArray:
 
     def __repr__(self) -> str:
         return f"DeviceArray(shape={self.shape}, dtype={self.dtype}, backend={self.backend!r})"
+
+    def data_ptr(self) -> int:
+        """The address of element 0 as kernels on this array's backend see it (torch's ``data_ptr``).
+
+        What Triton's grouped GEMM stores in an address array and the kernel casts back with
+        ``.to(kl.pointer_type(...))``. Host memory (cpu, interpreter): the host address, recorded
+        so the interpreter can check accesses through it (:mod:`kdsl.runtime.addresses`).
+        Devices with an address space of their own (vulkan): the buffer's device address. The
+        address stays valid while this array lives; passing it to a kernel on another backend
+        is undefined. OpenCL 1.2 buffers have no address, so opencl raises ``TypeError``.
+        """
+        if self._host is not None:
+            return HOST_ADDRESSES.record(self._host)
+        address = getattr(self.device, "address", None)
+        if address is None:
+            raise TypeError(
+                f"data_ptr() of a device array on backend '{self.backend}': its buffers have no address "
+                "a kernel can use (OpenCL 1.2); pass the arrays as kernel arguments instead"
+            )
+        return int(address(self.buffer, self.offset))
 
     # --- data movement ---------------------------------------------------------------
     def numpy(self) -> np.ndarray[Any, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from kdsl.ir.types import HOST_DTYPE_NAMES, PointerType, ScalarType, scalar_from_numpy
+from kdsl.runtime.addresses import HOST_ADDRESSES
 from kdsl.runtime.device_array import DeviceArray
 
 _STORAGE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -38,9 +39,10 @@ class Reinterpreted:
         return tuple(self.base.strides)
 
     def data_ptr(self) -> int:
+        """The address of element 0 (recorded for the interpreter: :mod:`kdsl.runtime.addresses`)."""
         if isinstance(self.base, DeviceArray):
-            raise TypeError("data_ptr of a device array: it lives in the device's memory")
-        return int(self.base.ctypes.data)
+            return self.base.data_ptr()
+        return HOST_ADDRESSES.record(self.base)
 
     def __repr__(self) -> str:
         return f"kdsl.reinterpret(shape={self.shape}, dtype={self.dtype})"

@@ -115,6 +115,11 @@ class VulkanDevice:
             self.rt.inflight.drain()
             self.rt.download(buffer.view(offset, dst.nbytes), dst.reshape(-1))
 
+    def address(self, buffer: VulkanBuffer, offset: int = 0) -> int:
+        """The device address shaders use for byte ``offset`` of ``buffer`` (``DeviceArray.data_ptr``)."""
+        _check_alive(buffer)
+        return buffer.address + offset
+
     def synchronize(self) -> None:
         """Wait for the asynchronous launches; raises the first failure among them."""
         if self.rt.device.lost or not self.rt.device.alive:
