@@ -26,7 +26,10 @@ Execution model
 * **Memory.** Pointers are real ``int64`` addresses into the numpy array
   arguments; every access is bounds- and alignment-checked against the arrays'
   extents (``memory``), and errors name the source location, argument,
-  element index and program.
+  element index and program. In kernels that make pointers from integers,
+  an access may also land in a live array whose address was handed out
+  (``DeviceArray.data_ptr()``, or an argument of a kernel that cast a pointer
+  to an integer: ``kdsl.runtime.addresses``); anything else is out of bounds.
 * **Defined where the IR is undefined** (deterministic, never a crash or a
   numpy warning): integer division/remainder by zero give 0; ``INT_MIN / -1``
   wraps; shift amounts >= bit width give 0 (``shl``, logical ``shr``) or the

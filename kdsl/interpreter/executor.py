@@ -17,6 +17,7 @@ from kdsl.interpreter.memory import Memory
 from kdsl.interpreter.values import Array, scalar_array
 from kdsl.ir.core import ModuleOp, Operation
 from kdsl.ir.types import PointerType
+from kdsl.runtime.addresses import HOST_ADDRESSES
 
 DEFAULT_BUDGET = 1 << 16
 """Elements of the largest tile across a batch: programs run together until
@@ -48,16 +49,32 @@ def _largest_tile(func: Operation) -> int:
     return biggest
 
 
+def _makes_pointer_from_int(op: Operation) -> bool:
+    """Does ``op`` turn an integer into a pointer (which may then point outside the arguments)?"""
+    if op.NAME not in ("arith.cast", "arith.bitcast"):
+        return False
+    src, dst = op.operands[0].type.scalar, op.result.type.scalar
+    return isinstance(dst, PointerType) and not isinstance(src, PointerType)
+
+
+def _makes_int_from_pointer(op: Operation) -> bool:
+    """Does ``op`` turn a pointer into an integer (an address a later launch may use)?"""
+    if op.NAME != "arith.cast":
+        return False
+    src, dst = op.operands[0].type.scalar, op.result.type.scalar
+    return isinstance(src, PointerType) and not isinstance(dst, PointerType)
+
+
 def _may_misalign(op: Operation) -> bool:
     """Can ``op`` make a pointer that is not aligned to its pointee? (integer ->
     pointer casts, bitcasts to a wider pointee). Otherwise every pointer is an
     aligned argument plus whole elements and alignment checks can be skipped."""
+    if _makes_pointer_from_int(op):
+        return True
     if op.NAME not in ("arith.cast", "arith.bitcast"):
         return False
     src, dst = op.operands[0].type.scalar, op.result.type.scalar
-    if not isinstance(dst, PointerType):
-        return False
-    return not isinstance(src, PointerType) or src.pointee.itemsize < dst.pointee.itemsize
+    return isinstance(src, PointerType) and isinstance(dst, PointerType) and src.pointee.itemsize < dst.pointee.itemsize
 
 
 class InterpreterKernel:
@@ -70,8 +87,13 @@ class InterpreterKernel:
         self.params = list(self.func.regions[0].block.args)
         names = self.func.attributes.get("arg_names")
         self.param_names = list(names) if names else [f"arg{i}" for i in range(len(self.params))]
-        self.sequential = any(op.NAME in ATOMIC_OPS for op in self.func.walk())
-        self.may_misalign = any(_may_misalign(op) for op in self.func.walk())
+        ops = list(self.func.walk())
+        self.sequential = any(op.NAME in ATOMIC_OPS for op in ops)
+        self.may_misalign = any(_may_misalign(op) for op in ops)
+        # pointers from integers may reach the live arrays whose addresses were handed out ...
+        self.reachable = HOST_ADDRESSES.live if any(_makes_pointer_from_int(op) for op in ops) else None
+        # ... by the host (data_ptr()) or by a kernel that turned an argument's pointer into an integer
+        self.hands_out = any(_makes_int_from_pointer(op) for op in ops)
         self.batch_size = 1 if self.sequential else max(1, budget // _largest_tile(self.func))
 
     def _bind(self, args: Sequence[Any]) -> tuple[list[Array], Memory]:
@@ -85,6 +107,8 @@ class InterpreterKernel:
                 if not isinstance(a, np.ndarray):
                     raise LaunchError(f"expected a numpy array for {p.type}, got {type(a).__name__}", name, self.name)
                 arrays.append((name, a))
+                if self.hands_out:
+                    HOST_ADDRESSES.record(a)
                 values.append(np.array([a.ctypes.data], dtype=np.int64))
                 misaligned = misaligned or a.ctypes.data % p.type.scalar.pointee.itemsize != 0
                 continue
@@ -92,7 +116,7 @@ class InterpreterKernel:
                 values.append(scalar_array(a.item() if isinstance(a, np.generic) else a, p.type))
             except (TypeError, ValueError) as exc:
                 raise LaunchError(f"cannot pass {a!r} as {p.type}: {exc}", name, self.name) from None
-        return values, Memory(arrays, check_alignment=misaligned)
+        return values, Memory(arrays, check_alignment=misaligned, reachable=self.reachable)
 
     def launch(self, grid: tuple[int, int, int], args: Sequence[Any]) -> None:
         g = tuple(int(x) for x in grid)

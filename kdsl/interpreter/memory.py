@@ -11,6 +11,15 @@ bitcasts to other pointees) works exactly as on a device.
 Every access checks that ``[addr, addr + itemsize)`` lies inside one segment
 and that ``addr`` is aligned to the element size; the failure names the
 argument, the element index within it and the program (see ``AccessSite``).
+
+Pointers a kernel makes from integers (Triton's grouped GEMM loads matrix
+addresses from an array and casts them with ``.to(kl.pointer_type(...))``)
+may point into arrays that are not arguments. An address that no region holds
+is looked up among the *reachable* arrays the launch was given (the live host
+arrays whose address ``DeviceArray.data_ptr()`` handed out:
+``kdsl.runtime.addresses``); an array holding it joins the launch's regions
+(kept alive until the launch ends) and the access is checked against it like
+an argument. Anything else is out of bounds, as before.
 """
 
 from __future__ import annotations
@@ -29,17 +38,23 @@ from kdsl.interpreter.values import Array
 
 @dataclass
 class Region:
-    """One array argument's memory."""
+    """One array's memory: an argument's, or a reachable array's (``name`` is then None)."""
 
-    name: str
+    name: str | None
     array: Array
     lo: int  # first byte
     hi: int  # one past the last byte
     first: int  # address of element 0 (what the kernel receives)
 
+    @classmethod
+    def of(cls, name: str | None, arr: Array) -> Region:
+        lo, hi = _byte_bounds(arr)
+        return cls(name, arr, lo, hi, int(arr.ctypes.data))
+
     def describe(self) -> str:
         a = self.array
-        return f"argument '{self.name}' ({a.dtype} array of shape {a.shape})"
+        what = f"argument '{self.name}'" if self.name is not None else f"the live array at {self.first:#x}"
+        return f"{what} ({a.dtype} array of shape {a.shape})"
 
 
 @dataclass
@@ -88,16 +103,42 @@ def _byte_view(lo: int, n: int) -> Array:
 class Memory:
     """The regions of one launch and the segments they form."""
 
-    def __init__(self, arrays: Sequence[tuple[str, Array]], check_alignment: bool = True) -> None:
-        self.regions: list[Region] = []
-        for name, arr in arrays:
-            lo, hi = _byte_bounds(arr)
-            self.regions.append(Region(name, arr, lo, hi, arr.ctypes.data))
+    def __init__(
+        self,
+        arrays: Sequence[tuple[str, Array]],
+        check_alignment: bool = True,
+        reachable: Callable[[], Sequence[Array]] | None = None,
+    ) -> None:
+        """``reachable`` lists the arrays beyond the arguments that an address made from an
+        integer may legitimately fall in; None when the kernel makes no such pointers."""
+        self.regions = [Region.of(name, arr) for name, arr in arrays]
+        self._want_alignment = check_alignment
+        self._reachable = reachable
+        self._index()
+
+    def _index(self) -> None:
         self.segments = self._build_segments()
         self.starts = [s.lo for s in self.segments]
         self._starts_np = np.array(self.starts, dtype=np.int64)
         self._ends_np = np.array([s.hi for s in self.segments], dtype=np.int64)
-        self.check_alignment = check_alignment and all(s.aligned for s in self.segments)
+        self.check_alignment = self._want_alignment and all(s.aligned for s in self.segments)
+
+    def _adopt(self, addrs: Array, isz: int) -> bool:
+        """Add the reachable arrays holding some of ``addrs`` as regions; True if any was added."""
+        if self._reachable is None:
+            return False
+        known = {id(r.array) for r in self.regions}
+        found = []
+        for arr in self._reachable():
+            if id(arr) in known:
+                continue
+            reg = Region.of(None, arr)
+            if ((addrs >= reg.lo) & (addrs + isz <= reg.hi)).any():
+                found.append(reg)
+        self.regions += found
+        if found:
+            self._index()
+        return bool(found)
 
     def _build_segments(self) -> list[Segment]:
         spans = sorted(((r.lo, r.hi, r) for r in self.regions if r.hi > r.lo), key=lambda s: (s[0], s[1]))
@@ -158,6 +199,16 @@ class Memory:
         ok = (idx >= 0) & (addrs + itemsize <= self._ends_np[safe]) if len(self.segments) else idx < -1
         return np.where(ok, idx, -1)
 
+    def _find(self, addrs: Array, isz: int, site: AccessSite) -> Array:
+        """Segment index per address, adopting reachable arrays for the misses; raises if some
+        address is still in no segment."""
+        idx = self._locate(addrs, isz)
+        miss = idx < 0
+        if miss.any() and self._adopt(addrs[miss], isz):
+            idx = self._locate(addrs, isz)
+        self._check_found(addrs, idx, site)
+        return idx
+
     # --- access -------------------------------------------------------------------
     def gather(self, addrs: Array, dtype: np.dtype[Any], site: AccessSite) -> Array:
         """Read one ``dtype`` element at each address (1-D ``addrs``)."""
@@ -171,8 +222,7 @@ class Memory:
             return run_seg.view(dtype)[start : start + n].copy()
         seg = self._segment_holding(addrs, isz)
         if seg is None:
-            idx = self._locate(addrs, isz)
-            self._check_found(addrs, idx, site)
+            idx = self._find(addrs, isz, site)
         self._check_aligned(addrs, isz, site)
         if seg is not None:
             return self._gather_in(seg, addrs, dtype)
@@ -208,8 +258,7 @@ class Memory:
             return
         seg = self._segment_holding(addrs, isz)
         if seg is None:
-            idx = self._locate(addrs, isz)
-            self._check_found(addrs, idx, site)
+            idx = self._find(addrs, isz, site)
         self._check_aligned(addrs, isz, site)
         if seg is not None:
             self._scatter_in(seg, addrs, values, site)
@@ -265,7 +314,12 @@ class Memory:
         where = f"program id {pid}" + (f", tile index {lane}" if lane else "")
         reg = self.nearest_region(addr)
         if reg is None:
-            return f"address {addr:#x} is not in any array argument ({where})"
+            return f"address {addr:#x} is not in any array argument ({where}){self._reach_hint()}"
+        if self._reachable is not None and _distance(reg, addr) > reg.hi - reg.lo:  # a wild integer
+            return (
+                f"address {addr:#x} is in no array the kernel can reach (the nearest, {reg.describe()}, is "
+                f"{_distance(reg, addr)} bytes away) ({where}){self._reach_hint()}"
+            )
         isz = reg.array.itemsize
         rel, rem = divmod(addr - reg.first, isz)
         elem = f"element index {rel}" if rem == 0 else f"byte offset {addr - reg.first}"
@@ -275,16 +329,29 @@ class Memory:
         rel_txt = "inside" if inside else "outside"
         return (
             f"address {addr:#x} is {elem} relative to {reg.describe()} ({rel_txt} its valid element range "
-            f"[{first_ok}, {last_ok}]) ({where})"
+            f"[{first_ok}, {last_ok}]) ({where}){'' if inside else self._reach_hint()}"
+        )
+
+    def _reach_hint(self) -> str:
+        if self._reachable is None:
+            return ""
+        return (
+            "; a pointer made from an integer must point into an array argument or into a live array whose "
+            "address was handed out (by DeviceArray.data_ptr(), or by a kernel casting a pointer argument to an integer)"
         )
 
     def nearest_region(self, addr: int) -> Region | None:
-        best: tuple[int, Region] | None = None
-        for r in self.regions:
-            d = 0 if r.lo <= addr < r.hi else (r.lo - addr if addr < r.lo else addr - r.hi + 1)
-            if best is None or d < best[0]:
-                best = (d, r)
-        return best[1] if best else None
+        """The region (argument, adopted or reachable array) nearest to ``addr``, for messages."""
+        candidates = list(self.regions)
+        if self._reachable is not None:
+            known = {id(r.array) for r in candidates}
+            candidates += [Region.of(None, a) for a in self._reachable() if id(a) not in known]
+        return min(candidates, key=lambda r: _distance(r, addr), default=None)
+
+
+def _distance(r: Region, addr: int) -> int:
+    """Bytes from ``r`` to ``addr`` (0 inside)."""
+    return 0 if r.lo <= addr < r.hi else (r.lo - addr if addr < r.lo else addr - r.hi + 1)
 
 
 def _byte_bounds(arr: Array) -> tuple[int, int]:
