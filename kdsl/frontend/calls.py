@@ -18,7 +18,16 @@ from typing import Any
 import kdsl.language as kl
 from kdsl.frontend.base import GeneratorBase
 from kdsl.frontend.specialization import ParamSpec
-from kdsl.frontend.values import flatten, is_static, is_tensor, rebuild, static_items, unwrap, wrap_static
+from kdsl.frontend.values import (
+    flatten,
+    is_namedtuple,
+    is_static,
+    is_tensor,
+    rebuild,
+    static_items,
+    unwrap,
+    wrap_static,
+)
 from kdsl.ir.core import SymbolRef
 from kdsl.ir.dialects.tile import CallOp
 from kdsl.language.core import is_builtin
@@ -53,6 +62,8 @@ class CallMixin(GeneratorBase):
             return fn(*args, _semantic=self.sem, **kwargs)
         if _is_tensor_method(fn) or fn is kl.static_range or fn is kl.range:
             return fn(*args, **kwargs)
+        if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
+            return fn(*args, **kwargs)  # a NamedTuple holds runtime values as they are (Triton's too)
         if any(fn is s for s in _STRUCTURAL):
             # Containers of runtime values are fine: these only rearrange them.
             return wrap_static(fn(*[static_items(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()}))
@@ -175,7 +186,8 @@ def _is_tensor_method(fn: Any) -> bool:
 
 def _deep_unwrap(x: Any) -> Any:
     if isinstance(x, tuple):
-        return tuple(_deep_unwrap(e) for e in x)
+        items = (_deep_unwrap(e) for e in x)
+        return type(x)(*items) if is_namedtuple(x) else tuple(items)
     if isinstance(x, list):
         return [_deep_unwrap(e) for e in x]
     return x if is_tensor(x) else unwrap(x)

@@ -113,6 +113,15 @@ class ListTree:
 
 
 @dataclass(frozen=True)
+class NamedTupleTree:
+    """A ``typing.NamedTuple`` (Triton passes them to kernels and between functions): its class
+    and the trees of its fields, so the rebuilt value keeps its field names."""
+
+    cls: type
+    fields: tuple[Tree, ...]
+
+
+@dataclass(frozen=True)
 class AggregateTree:
     """An :class:`Aggregate`: its class, static part and the trees of its fields."""
 
@@ -147,7 +156,7 @@ def flatten(x: Any, sem: Any, keep_static: bool = False) -> tuple[list[Any], Tre
         return leaves, AggregateTree(type(v), v.aggregate_static(), trees)
     if isinstance(v, tuple):
         leaves, trees = _flatten_all(v, sem, keep_static)
-        return leaves, trees
+        return leaves, (NamedTupleTree(type(v), trees) if is_namedtuple(v) else trees)
     if isinstance(v, list) and keep_static and not is_static(v):
         leaves, trees = _flatten_all(tuple(v), sem, keep_static)
         return leaves, ListTree(trees)
@@ -177,11 +186,18 @@ def rebuild(tree: Tree, handles: Sequence[Value], sem: Any) -> Any:
             return t.cls.aggregate_rebuild(t.static, tuple(go(s) for s in t.fields))
         if isinstance(t, ListTree):
             return [go(s) for s in t.items]
+        if isinstance(t, NamedTupleTree):
+            return t.cls(*(go(s) for s in t.fields))
         if t == "leaf":
             return make_tensor(next(it), sem)
         return tuple(go(s) for s in t)
 
     return go(tree)
+
+
+def is_namedtuple(v: Any) -> bool:
+    """A ``typing.NamedTuple``/``collections.namedtuple`` instance (kept as its class, not a tuple)."""
+    return isinstance(v, tuple) and hasattr(type(v), "_fields")
 
 
 def generalize(a: Tree, b: Tree) -> Tree | None:
@@ -206,6 +222,11 @@ def generalize(a: Tree, b: Tree) -> Tree | None:
     if isinstance(a, ListTree) and isinstance(b, ListTree):
         items = _generalize_all(a.items, b.items)
         return None if items is None else ListTree(items)
+    if isinstance(a, NamedTupleTree) and isinstance(b, NamedTupleTree):
+        if a.cls is not b.cls:
+            return None
+        fields = _generalize_all(a.fields, b.fields)
+        return None if fields is None else NamedTupleTree(a.cls, fields)
     if isinstance(a, tuple) and isinstance(b, tuple):
         return _generalize_all(a, b)
     return None
@@ -230,6 +251,8 @@ def flatten_as(x: Any, tree: Tree, sem: Any) -> list[Any]:
         pairs = zip(v.aggregate_fields(), tree.fields)
     elif isinstance(tree, ListTree):
         pairs = zip(v, tree.items)
+    elif isinstance(tree, NamedTupleTree):
+        pairs = zip(v, tree.fields)
     else:
         pairs = zip(v, tree)
     return [leaf for e, t in pairs for leaf in flatten_as(e, t, sem)]
@@ -243,6 +266,8 @@ def tree_size(tree: Tree) -> int:
         return sum(tree_size(t) for t in tree.fields)
     if isinstance(tree, ListTree):
         return sum(tree_size(t) for t in tree.items)
+    if isinstance(tree, NamedTupleTree):
+        return sum(tree_size(t) for t in tree.fields)
     if tree == "leaf":
         return 1
     return sum(tree_size(t) for t in tree)

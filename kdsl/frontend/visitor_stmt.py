@@ -16,7 +16,7 @@ from typing import Any
 import kdsl.language as kl
 from kdsl.frontend.base import GeneratorBase, Ret
 from kdsl.frontend.early_return import contains_return, make_tail_if
-from kdsl.frontend.values import NUMBER_TYPES, is_constexpr, is_static, is_tensor, unwrap
+from kdsl.frontend.values import NUMBER_TYPES, is_constexpr, is_namedtuple, is_static, is_tensor, unwrap
 
 
 class StmtMixin(GeneratorBase):
@@ -53,7 +53,8 @@ class StmtMixin(GeneratorBase):
     def sanitize(self, value: Any) -> Any:
         """Triton's assignment rule: numbers become runtime scalars, tuples element-wise."""
         if isinstance(value, tuple):
-            return tuple(self.sanitize(v) for v in value)
+            items = (self.sanitize(v) for v in value)
+            return type(value)(*items) if is_namedtuple(value) else tuple(items)
         raw = unwrap(value)
         if isinstance(raw, NUMBER_TYPES) and not is_tensor(value):
             return self.sem.to_tensor(raw)

@@ -11,6 +11,12 @@ parameter is listed in ``do_not_specialize`` (``do_not_specialize_on_alignment``
 divisibility facts, ``== 1`` still specialised). A host ``TensorDescriptor``
 becomes a structured parameter: its base and each shape/stride entry follow
 the rules above as separate runtime leaves (see :func:`launch_leaves`).
+
+Tuples (and NamedTuples) holding arrays are structured too, as in Triton: each element
+follows the rules above (nested tuples recursively; ``kl.constexpr`` elements, ``None``,
+ints equal to 1 and functions stay compile-time) and the kernel sees the same tuple with
+runtime leaves. A tuple without arrays is a compile-time constant as a whole: the values
+Triton would pass at run time compile in, which changes no result.
 """
 
 from __future__ import annotations
@@ -109,24 +115,16 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
         value = value.value
     if is_constexpr:
         return _constexpr_arg(name, value, kernel)
-    if isinstance(value, (DeviceArray, TensorDescriptor)) or device_base(value) is not None:
-        return _kdsl_object_arg(name, value, spec_ok, kernel, align_ok)
+    if isinstance(value, (DeviceArray, TensorDescriptor, tuple)) or device_base(value) is not None:
+        obj = _kdsl_object_arg(name, value, spec_ok, kernel, align_ok)
+        if obj is not None:
+            return obj
     if value is None or isinstance(value, (str, Type, tuple)):
         return ParamSpec.const(name, value), None
     if isinstance(value, np.generic) and not isinstance(value, np.bool_):
         return _numpy_scalar(name, value, spec_ok, kernel, align_ok)
-    if isinstance(value, (bool, np.bool_)):
-        return ParamSpec.runtime(name, i1), bool(value)
-    if isinstance(value, int):
-        if spec_ok and value == 1:
-            return ParamSpec.const(name, 1), None
-        try:
-            t = int_type(value)
-        except OverflowError as exc:
-            raise LaunchError(str(exc), name, kernel) from exc
-        return ParamSpec.runtime(name, t, _div16(spec_ok and align_ok, value)), value
-    if isinstance(value, float):
-        return ParamSpec.runtime(name, f32), value
+    if isinstance(value, (bool, np.bool_, int, float)):
+        return _python_scalar(name, value, spec_ok and align_ok, spec_ok, kernel)
     try:
         found = host_array(value)
     except TypeError as exc:
@@ -143,14 +141,33 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
     return ParamSpec.runtime(name, PointerType(elem), div), arr
 
 
+def _python_scalar(name: str, value: bool | np.bool_ | int | float, div_ok: bool, spec_ok: bool,
+                   kernel: str) -> tuple[ParamSpec, Any]:  # fmt: skip
+    """Triton's rules for Python scalars: bools i1, ints by value (``== 1`` specialised), floats f32."""
+    if isinstance(value, (bool, np.bool_)):
+        return ParamSpec.runtime(name, i1), bool(value)
+    if isinstance(value, float):
+        return ParamSpec.runtime(name, f32), value
+    if spec_ok and value == 1:
+        return ParamSpec.const(name, 1), None
+    try:
+        t = int_type(value)
+    except OverflowError as exc:
+        raise LaunchError(str(exc), name, kernel) from exc
+    return ParamSpec.runtime(name, t, _div16(div_ok, value)), value
+
+
 def _div16(ok: bool, n: int) -> int:
     """The divisibility fact of an int or address: 16 when it divides ``n`` and may be used."""
     return 16 if ok and n % 16 == 0 else 1
 
 
-def _kdsl_object_arg(name: str, value: DeviceArray | TensorDescriptor | Reinterpreted, spec_ok: bool, kernel: str,
-                     align_ok: bool = True) -> tuple[ParamSpec, Any]:  # fmt: skip
-    """Spec and runtime value of a device array (possibly reinterpreted) or a host descriptor."""
+def _kdsl_object_arg(name: str, value: Any, spec_ok: bool, kernel: str,
+                     align_ok: bool = True) -> tuple[ParamSpec, Any] | None:  # fmt: skip
+    """Spec and runtime value of a device array (possibly reinterpreted), a host descriptor or a
+    tuple holding arrays (None for a tuple without arrays: a compile-time constant)."""
+    if isinstance(value, tuple):
+        return (_tuple_arg(name, value, spec_ok, kernel, align_ok), value) if holds_array(value) else None
     if isinstance(value, TensorDescriptor):
         return _descriptor_arg(name, value, spec_ok, kernel), value
     if isinstance(value, Reinterpreted):
@@ -159,6 +176,50 @@ def _kdsl_object_arg(name: str, value: DeviceArray | TensorDescriptor | Reinterp
         return ParamSpec.runtime(name, PointerType(value.dtype), _div16(spec_ok and align_ok, arr.offset)), arr
     elem = scalar_from_numpy(value.dtype)
     return ParamSpec.runtime(name, PointerType(elem), _div16(spec_ok and align_ok, value.offset)), value
+
+
+def is_array_like(value: Any) -> bool:
+    """An argument that becomes a pointer: numpy/kdsl/reinterpreted arrays, descriptors, torch tensors."""
+    if isinstance(value, (np.ndarray, DeviceArray, TensorDescriptor, Reinterpreted)):
+        return True
+    if value is None or isinstance(value, (int, float, bool, str, tuple, np.generic)):
+        return False
+    return hasattr(value, "__array_interface__") or hasattr(value, "__dlpack__")
+
+
+def holds_array(value: tuple[Any, ...]) -> bool:
+    """Does the tuple hold an array at any depth (then it is a structured parameter)?"""
+    return any(holds_array(e) if isinstance(e, tuple) else is_array_like(e) for e in value)
+
+
+def _tuple_arg(name: str, value: tuple[Any, ...], spec_ok: bool, kernel: str, align_ok: bool) -> ParamSpec:
+    """A structured spec whose tree mirrors the tuple (NamedTuples keep their class): each element
+    specialised as a parameter of its own, named ``name[i]`` in errors."""
+    from kdsl.frontend.values import NamedTupleTree, StaticTree
+    from kdsl.language.core import constexpr
+
+    types: list[Type] = []
+    divs: list[int] = []
+
+    def go(path: str, v: Any) -> Any:
+        if isinstance(v, tuple):
+            subs = tuple(go(f"{path}[{i}]", e) for i, e in enumerate(v))
+            return NamedTupleTree(type(v), subs) if hasattr(type(v), "_fields") else subs
+        if isinstance(v, constexpr):
+            return StaticTree(type(v.value).__name__, v.value)
+        spec, _ = _one(path, v, False, spec_ok, kernel, align_ok)
+        if spec.is_const:
+            return StaticTree(type(spec.value).__name__, spec.value)
+        if spec.tree is not None:  # a TensorDescriptor inside the tuple
+            types.extend(spec.leaf_types)
+            divs.extend(spec.arg_divisibility)
+            return spec.tree
+        assert spec.type is not None
+        types.append(spec.type)
+        divs.append(spec.divisibility)
+        return "leaf"
+
+    return ParamSpec.structured(name, go(name, value), tuple(types), tuple(divs))
 
 
 def _descriptor_arg(name: str, desc: TensorDescriptor, spec_ok: bool, kernel: str) -> ParamSpec:
@@ -194,21 +255,31 @@ def launch_leaves(specs: Sequence[ParamSpec]) -> list[tuple[int, str, str]]:
     """Per runtime argument of the compiled entry: (parameter index, accessor, name).
 
     A plain parameter is its value (accessor ``""``); a host ``TensorDescriptor``
-    contributes its runtime leaves as ``.base``, ``.shape[i]``, ``.strides[i]``.
+    contributes its runtime leaves as ``.base``, ``.shape[i]``, ``.strides[i]``; a tuple
+    its leaves as ``[i]``, ``[i][j]``, ... (a descriptor inside a tuple: ``[i].base``).
+    Accessors are Python syntax: the launcher appends them to the parameter's value.
     """
     out: list[tuple[int, str, str]] = []
     for i, spec in enumerate(specs):
         if spec.is_const:
             continue
-        if spec.tree is None:
-            out.append((i, "", spec.name))
-            continue
-        for f, sub in zip(FIELDS, spec.tree.fields):
-            if sub == "leaf":
-                out.append((i, f".{f}", f"{spec.name}.{f}"))
-            elif isinstance(sub, tuple):
-                out += [(i, f".{f}[{k}]", f"{spec.name}.{f}[{k}]") for k, t in enumerate(sub) if t == "leaf"]
+        paths = [""] if spec.tree is None else _leaf_paths(spec.tree, "")
+        out += [(i, acc, f"{spec.name}{acc}") for acc in paths]
     return out
+
+
+def _leaf_paths(tree: Any, acc: str) -> list[str]:
+    """Accessors of the runtime leaves of a structured parameter's tree, in argument order."""
+    from kdsl.frontend.values import AggregateTree, NamedTupleTree, StaticTree
+
+    if isinstance(tree, StaticTree):
+        return []
+    if isinstance(tree, str):  # "leaf"
+        return [acc]
+    if isinstance(tree, AggregateTree):  # a host TensorDescriptor: its fields by name
+        return [p for f, sub in zip(FIELDS, tree.fields) for p in _leaf_paths(sub, f"{acc}.{f}")]
+    subs = tree.fields if isinstance(tree, NamedTupleTree) else tree
+    return [p for k, sub in enumerate(subs) for p in _leaf_paths(sub, f"{acc}[{k}]")]
 
 
 def _constexpr_arg(name: str, value: Any, kernel: str) -> tuple[ParamSpec, Any]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import keyword
 import os
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ import numpy as np
 
 from kdsl.errors import LaunchError
 from kdsl.ir.types import HOST_DTYPE_NAMES
-from kdsl.runtime.args import as_array
+from kdsl.runtime.args import as_array, holds_array
 from kdsl.runtime.backend import CompiledKernel
 from kdsl.runtime.device_array import DeviceArray
 from kdsl.runtime.reinterpret import Reinterpreted, device_base, host_array, unwrap
@@ -76,6 +77,10 @@ def _slow_argkey(v: Any) -> Any:
         if isinstance(v, np.integer):
             return ("n", v.dtype, v == 1, v % 16 == 0)
         return ("n", v.dtype)
+    if isinstance(v, tuple) and holds_array(v):  # a structured parameter: its elements' keys
+        from kdsl.language.core import constexpr
+
+        return ("T", type(v), tuple(("k", constkey(e.value)) if isinstance(e, constexpr) else argkey(e) for e in v))
     if v is None or isinstance(v, (str, tuple)) or callable(v):
         return ("c", type(v), v)  # a compile-time constant (must be hashable)
     if isinstance(v, TensorDescriptor):
@@ -201,12 +206,14 @@ class Launcher:
 
 
 def _field(value: Any, accessor: str) -> Any:
-    """``value`` read through an accessor of :func:`kdsl.runtime.args.launch_leaves` (``.f`` or ``.f[k]``)."""
-    if not accessor:
-        return value
-    name, _, index = accessor[1:].partition("[")
-    v = getattr(value, name)
-    return v[int(index[:-1])] if index else v
+    """``value`` read through an accessor of :func:`kdsl.runtime.args.launch_leaves`: a path of
+    ``.name`` and ``[k]`` steps (``.shape[0]``, ``[1][2]``, ``[0].base``)."""
+    for name, index in _STEP.findall(accessor):
+        value = getattr(value, name) if name else value[int(index)]
+    return value
+
+
+_STEP = re.compile(r"\.(\w+)|\[(\d+)\]")
 
 
 def _sanitize_items(

@@ -165,7 +165,7 @@ def make_fast_launch(
     lines = [
         "def _launch(grid, args):",
         "    try:",
-        f"        {', '.join(names)}{',' if len(names) == 1 else ''} = args",
+        f"        {', '.join(names) + (',' if len(names) == 1 else '') or '()'} = args",
         "    except ValueError:",
         "        return _slow(grid, args)",
     ]
