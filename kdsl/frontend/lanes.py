@@ -47,7 +47,7 @@ from typing import Any
 from kdsl.frontend.assigned import assigned_names
 from kdsl.frontend.base import Ret
 from kdsl.frontend.calls import CallMixin
-from kdsl.frontend.control_flow import ControlFlowMixin, _discard, _mismatch, _promote, _same_static, _value_text
+from kdsl.frontend.control_flow import ControlFlowMixin, _discard, _mismatch, _promote, _same_static
 from kdsl.frontend.early_return import contains_return, first_return
 from kdsl.frontend.values import NUMBER_TYPES, carryable, flatten, is_static, is_tensor, make_tensor, rebuild, unwrap
 from kdsl.ir.core import Block, Region
@@ -189,7 +189,7 @@ class LaneMixin(CallMixin, ControlFlowMixin):
                 raise self.error("inconsistent return types: one path returns a value and another returns nothing", node)
             if v1 is None:
                 return Ret(None)
-            text = lambda la, lb: f"inconsistent return types: {_value_text(v1, la)} and {_value_text(v2, lb)}"  # noqa: E731
+            text = lambda la, lb: f"inconsistent return types: {_scalar_text(la)} and {_scalar_text(lb)}"  # noqa: E731
             return Ret(self.select(c, v1, v2, text, node))
         self.lane_if(c, node)
         return None
@@ -226,7 +226,9 @@ class LaneMixin(CallMixin, ControlFlowMixin):
                 continue
             if not (carryable(tv) and carryable(ev)):
                 raise self.error(_mismatch(n, tv, ev), node)
-            text = lambda la, lb, n=n, tv=tv, ev=ev: _mismatch(n, tv, ev, la, lb)  # noqa: E731
+            text = lambda la, lb, n=n: (  # noqa: E731
+                f"Mismatched type for {n} between then block ({_scalar_text(la)}) and else block ({_scalar_text(lb)})"
+            )
             self.scope[n] = self.select(c, tv, ev, text, node)
 
     def ifexp_on(self, cond: Any, node: ast.IfExp) -> Any:
@@ -244,7 +246,7 @@ class LaneMixin(CallMixin, ControlFlowMixin):
         a, b = values
         text = lambda la, lb: (  # noqa: E731
             "conditional expression with a runtime condition has inconsistent types "
-            f"{_value_text(a, la)} and {_value_text(b, lb)}"
+            f"{_scalar_text(la)} and {_scalar_text(lb)}"
         )
         return self.select(c, a, b, text, node)
 
@@ -375,6 +377,13 @@ class LaneMixin(CallMixin, ControlFlowMixin):
         results = self.lane_loop(node, init_leaves, [sem.broadcast_to(lo, self.lanes)], in_range,
                                  lambda extra: [sem.add(extra[0], st)], names, trees, fixed, live)
         self.bind_results(names, trees, results)
+
+
+def _scalar_text(leaves: list[Any]) -> str:
+    """The element types of per-lane values (what they are in Triton's scalar function)."""
+    if len(leaves) == 1:
+        return str(leaves[0].dtype)
+    return "(" + ", ".join(str(x.dtype) for x in leaves) + ")"
 
 
 def _tensors(value: Any) -> list[Any]:
