@@ -611,6 +611,17 @@ def uses_print(x):
 
 
 @kdsl.jit
+def uses_cas(x, p):
+    kl.atomic_cas(p, x, x)  # MARK: uses-cas
+    return x
+
+
+@kdsl.jit
+def makes_tile(x):
+    return x + kl.zeros((4,), kl.int32)  # MARK: makes-tile
+
+
+@kdsl.jit
 def returns_nothing(x):
     x = x + 1
 
@@ -649,6 +660,12 @@ def err_pack_power(x_ptr):
 
 
 @kdsl.kernel
+def err_cas(x_ptr):
+    x = kl.load(x_ptr + kl.arange(0, 8))
+    kl.store(x_ptr + kl.arange(0, 8), kl.map_elementwise(uses_cas, x, x_ptr))
+
+
+@kdsl.kernel
 def err_in_fn(x_ptr, FN: kl.constexpr):
     x = kl.load(x_ptr + kl.arange(0, 8))
     kl.store(x_ptr + kl.arange(0, 8), kl.map_elementwise(FN, x))  # MARK: in-fn
@@ -666,6 +683,8 @@ def err_in_fn(x_ptr, FN: kl.constexpr):
         (err_in_fn, {"FN": mismatched_count}, "mismatched-count", "inconsistent return types"),
         (err_in_fn, {"FN": uses_sum}, "uses-sum", "kl.sum cannot be used inside a kl.map_elementwise function"),
         (err_in_fn, {"FN": uses_print}, "uses-print", "cannot be used inside a kl.map_elementwise function"),
+        (err_cas, {}, "uses-cas", "kl.atomic_cas cannot be used inside a kl.map_elementwise function"),
+        (err_in_fn, {"FN": makes_tile}, "makes-tile", "values are scalars, but this makes a tile of shape (4,)"),
         (err_in_fn, {"FN": returns_nothing}, "in-fn", "the mapped function must return one or more values"),
         (err_in_fn, {"FN": return_in_loop}, "return-in-loop", "'return' inside a loop is not supported"),
     ],
