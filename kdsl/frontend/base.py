@@ -43,6 +43,8 @@ class GeneratorBase(ast.NodeVisitor):
     loop_depth: int
     is_kernel: bool
     debug: bool
+    lanes: tuple[int, ...] | None  # lane mode (frontend/lanes.py): the lanes' shape; None otherwise
+    active: Any  # lane mode: the i1 mask of the lanes the code being emitted runs for
 
     # --- location + error plumbing ------------------------------------------------
     def loc(self, node: ast.AST) -> Location:

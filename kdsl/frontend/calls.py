@@ -32,6 +32,8 @@ from kdsl.ir.core import SymbolRef
 from kdsl.ir.dialects.tile import CallOp
 from kdsl.language.core import is_builtin
 
+LANES_PARAM = "lanes"  # the leading parameter of a function generated in lane mode
+
 
 class CallMixin(GeneratorBase):
     def visit_Call(self, node: ast.Call) -> Any:
@@ -79,7 +81,11 @@ class CallMixin(GeneratorBase):
         return wrap_static(result)
 
     # --- kernels calling kernels ---------------------------------------------------------
-    def call_kernel(self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST | None = None) -> Any:
+    def call_kernel(
+        self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST | None = None, lanes: Any = None
+    ) -> Any:
+        """A ``tile.call`` of ``fn``; with ``lanes`` (a mask of active lanes) the callee is
+        generated in lane mode and takes the mask as its first argument."""
         try:
             bound = fn.signature.bind(*args, **kwargs)
         except TypeError as exc:
@@ -87,6 +93,9 @@ class CallMixin(GeneratorBase):
         bound.apply_defaults()
         specs: list[ParamSpec] = []
         operands = []
+        if lanes is not None:
+            specs.append(ParamSpec.runtime(LANES_PARAM, lanes.type))
+            operands.append(lanes.handle)
         # As in Triton, a callee's ``kl.constexpr`` annotations do not bind here: what is compile-time
         # is decided by the values passed (Triton's fused-attention tutorial passes tensors to
         # ``offs_m: tl.constexpr``), so a runtime value simply becomes a runtime argument.
@@ -100,7 +109,7 @@ class CallMixin(GeneratorBase):
                 leaves, tree = flatten(value, self.sem, keep_static=True)
                 specs.append(ParamSpec.structured(name, tree, tuple(t.type for t in leaves)))
                 operands += [t.handle for t in leaves]
-        info = self.mod.function(fn, specs, node_loc=self.builder.loc)
+        info = self.mod.function(fn, specs, node_loc=self.builder.loc, lanes=lanes is not None)
         op = self.builder.create(CallOp, operands, list(info.result_types), {"callee": SymbolRef(info.name)})
         if info.ret_tree is None:
             return None

@@ -28,9 +28,14 @@ class ModuleGenerator:
         self.in_progress: set[tuple[object, ...]] = set()
         self.used_globals: dict[Any, Any] = {}  # filled by the name resolvers
 
-    def function(self, kfn: KernelFunction, specs: list[ParamSpec], node_loc: Location | None = None) -> FuncInfo:
-        """The callee specialisation for ``specs``, generating it on first use."""
-        key = (id(kfn), tuple(s.key() for s in specs))
+    def function(
+        self, kfn: KernelFunction, specs: list[ParamSpec], node_loc: Location | None = None, lanes: bool = False
+    ) -> FuncInfo:
+        """The callee specialisation for ``specs``, generating it on first use.
+
+        ``lanes``: generate it in lane mode (called from a ``kl.map_elementwise`` function;
+        ``specs[0]`` is then the mask of the active lanes, see ``frontend/lanes.py``)."""
+        key = (id(kfn), lanes, tuple(s.key() for s in specs))
         info = self.functions.get(key)
         if info is not None:
             return info
@@ -39,7 +44,7 @@ class ModuleGenerator:
         name = self._unique(mangle(kfn.__name__, specs))
         self.in_progress.add(key)
         try:
-            info = self._generate(kfn, specs, name, is_kernel=False)
+            info = self._generate(kfn, specs, name, is_kernel=False, lanes=lanes)
         finally:
             self.in_progress.discard(key)
         self.functions[key] = info
@@ -49,11 +54,13 @@ class ModuleGenerator:
         name = self._unique(kfn.__name__)
         return self._generate(kfn, specs, name, is_kernel=True)
 
-    def _generate(self, kfn: KernelFunction, specs: list[ParamSpec], name: str, is_kernel: bool) -> FuncInfo:
+    def _generate(
+        self, kfn: KernelFunction, specs: list[ParamSpec], name: str, is_kernel: bool, lanes: bool = False
+    ) -> FuncInfo:
         from kdsl.frontend.generator import FunctionGenerator
 
         try:
-            info = FunctionGenerator(self, kfn, specs, name, is_kernel).generate()
+            info = FunctionGenerator(self, kfn, specs, name, is_kernel, lanes).generate()
         except KdslError:
             raise
         except Exception as exc:  # anything else is still reported as a compile error

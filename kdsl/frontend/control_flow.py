@@ -17,6 +17,7 @@ Compile-time numbers flowing into regions are promoted to runtime scalars
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 import kdsl.language as kl
@@ -111,7 +112,10 @@ class ControlFlowMixin(GeneratorBase):
 
     # --- if ---------------------------------------------------------------------
     def visit_If(self, node: ast.If) -> Ret | None:
-        cond = self.visit(node.test)
+        return self.if_on(self.visit(node.test), node)
+
+    def if_on(self, cond: Any, node: ast.If) -> Ret | None:
+        """The ``if`` statement ``node`` on its visited condition ``cond``."""
         if is_static(cond):
             taken = node.body if self.static_condition(cond, node.test, "`if`") else node.orelse
             return self.visit_stmts(taken)  # type: ignore[attr-defined, no-any-return]
@@ -187,7 +191,10 @@ class ControlFlowMixin(GeneratorBase):
         return Ret(rebuild(t1[0], list(op.results), self.sem))
 
     def visit_IfExp(self, node: ast.IfExp) -> Any:
-        cond = self.visit(node.test)
+        return self.ifexp_on(self.visit(node.test), node)
+
+    def ifexp_on(self, cond: Any, node: ast.IfExp) -> Any:
+        """The conditional expression ``node`` on its visited condition ``cond``."""
         if is_static(cond):
             return self.visit(node.body if self.static_condition(cond, node.test, "conditional expression") else node.orelse)
         if cond.type.shape:
@@ -325,8 +332,12 @@ class ControlFlowMixin(GeneratorBase):
         trees: list[Any],
         fixed: dict[str, Any],
         live: dict[str, Any],
+        merge: Callable[[list[Any]], list[Any]] | None = None,
     ) -> None:
-        """Visit the body into ``body``, check carried types, add the yield; restore scope."""
+        """Visit the body into ``body``, check carried types, add the yield; restore scope.
+
+        ``merge``, if given, maps the body's final leaves to the yielded ones (emitted at
+        the end of ``body``; lane mode keeps finished lanes' values with it)."""
         saved = self.in_block(body)
         self.loop_depth += 1
         try:
@@ -350,6 +361,12 @@ class ControlFlowMixin(GeneratorBase):
                     f"to {_value_text(self.scope[n], after)} in loop; its type must stay the same",
                     node,
                 )
+        if merge is not None:
+            saved = self.in_block(body)
+            try:
+                end_leaves = merge(end_leaves)
+            finally:
+                self.restore(saved)
         self.yield_in(body, end_leaves)
         self.scope = dict(live)
 

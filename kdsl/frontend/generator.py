@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kdsl.errors import CompilationError
-from kdsl.frontend.calls import CallMixin
-from kdsl.frontend.control_flow import ControlFlowMixin
+from kdsl.frontend.lanes import LaneMixin
 from kdsl.frontend.scope import NameResolver, closure_vars
 from kdsl.frontend.semantic import Semantic
+from kdsl.frontend.semantic_lanes import LaneSemantic
 from kdsl.frontend.specialization import ParamSpec
 from kdsl.frontend.values import flatten, make_tensor, rebuild, wrap_static
 from kdsl.frontend.visitor_expr import ExprMixin
@@ -35,11 +35,15 @@ class FuncInfo:
     op: FuncOp
 
 
-class FunctionGenerator(StmtMixin, ExprMixin, CallMixin, ControlFlowMixin):
-    """Builds one ``tile.func``: binds parameters, visits the body, adds ``tile.return``."""
+class FunctionGenerator(StmtMixin, ExprMixin, LaneMixin):
+    """Builds one ``tile.func``: binds parameters, visits the body, adds ``tile.return``.
+
+    With ``lanes`` the function is generated in lane mode (``frontend/lanes.py``): its first
+    parameter is the mask of the active lanes and tile conditions become masked execution."""
 
     def __init__(
-        self, mod: ModuleGenerator, kfn: KernelFunction, specs: list[ParamSpec], name: str, is_kernel: bool
+        self, mod: ModuleGenerator, kfn: KernelFunction, specs: list[ParamSpec], name: str, is_kernel: bool,
+        lanes: bool = False,
     ) -> None:
         self.mod = mod
         self.kfn = kfn
@@ -49,7 +53,11 @@ class FunctionGenerator(StmtMixin, ExprMixin, CallMixin, ControlFlowMixin):
         self.src = kfn.source_info
         self.builder = Builder()
         self.debug = mod.debug or bool(kfn.debug)
-        self.sem = _make_semantic(self.builder, self.call_function_for_semantic, self.debug)
+        self.lane_mode = lanes
+        self.lanes = None
+        self.active = None
+        self.sem = _make_semantic(self.builder, self.call_function_for_semantic, self.debug, self if lanes else None)
+        self.sem.map_function = self.map_function
         self.resolver = NameResolver(kfn.fn.__globals__, closure_vars(kfn.fn), mod.used_globals)
         self.scope = {}
         self.loop_depth = 0
@@ -60,7 +68,14 @@ class FunctionGenerator(StmtMixin, ExprMixin, CallMixin, ControlFlowMixin):
         _check_signature(self, tree)
         body = Block()
         arg_names: list[str] = []
-        for spec in self.specs:
+        specs = self.specs
+        if self.lane_mode:  # the mask of the active lanes comes first
+            mask = body.add_arg(specs[0].arg_types[0], specs[0].name)
+            self.active = make_tensor(mask, self.sem)
+            self.lanes = self.active.shape
+            arg_names.append(specs[0].name)
+            specs = specs[1:]
+        for spec in specs:
             if spec.is_const:
                 self.scope[spec.name] = wrap_static(spec.value)
                 continue
@@ -104,8 +119,13 @@ class FunctionGenerator(StmtMixin, ExprMixin, CallMixin, ControlFlowMixin):
         return FuncInfo(self.name, tuple(t.type for t in leaves), ret_tree, op)
 
 
-def _make_semantic(builder: Builder, call_function: Any, debug: bool) -> Any:
-    sem: Any = Semantic(builder, call_function=call_function)
+def _make_semantic(builder: Builder, call_function: Any, debug: bool, lanes_of: FunctionGenerator | None) -> Any:
+    sem: Any
+    if lanes_of is None:
+        sem = Semantic(builder, call_function=call_function)
+    else:
+        sem = LaneSemantic(builder, call_function=call_function)
+        sem.lane_mask = lambda: lanes_of.active
     with contextlib.suppress(AttributeError):
         sem.debug = debug
     return sem

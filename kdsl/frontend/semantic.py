@@ -19,9 +19,11 @@ focused classes, one per concern:
 * :mod:`semantic_scaled` -- ``dot_scaled`` (microscaling formats decoded onto ``dot``; built on
   :mod:`semantic_fp8`'s decoder);
 * :mod:`semantic_blockptr` -- block pointers and tensor descriptors (as
-  pointer tiles + masks; ``load``/``store`` dispatch on a block pointer here).
+  pointer tiles + masks; ``load``/``store`` dispatch on a block pointer here);
+* :mod:`semantic_map`    -- ``map_elementwise``'s broadcasting, ``pack`` grouping and
+  results (the mapped function is traced by the visitor, ``frontend/lanes.py``).
 
-The last three each build on :class:`ReduceSemantic` and are independent of each other, so
+The last four each build on :class:`ReduceSemantic` and are independent of each other, so
 :class:`Semantic` combines them (cooperative multiple inheritance: no method is defined twice).
 
 Every user error raises :class:`kdsl.errors.CompilationError` at
@@ -33,16 +35,18 @@ from __future__ import annotations
 from kdsl.frontend.semantic_base import CallFunction, is_py_scalar, unwrap
 from kdsl.frontend.semantic_blockptr import BlockPtrSemantic
 from kdsl.frontend.semantic_indexing import IndexingSemantic
+from kdsl.frontend.semantic_map import MapSemantic
 from kdsl.frontend.semantic_scaled import ScaledDotSemantic
 
 
-class Semantic(IndexingSemantic, ScaledDotSemantic, BlockPtrSemantic):
+class Semantic(IndexingSemantic, ScaledDotSemantic, BlockPtrSemantic, MapSemantic):
     """``Semantic(builder, call_function=None)``.
 
     ``call_function(fn, args)`` is supplied by the visitor: it emits a call of
     the user ``@kdsl.kernel`` function ``fn`` at the builder's insertion point
     and returns its results (used for ``kl.reduce``/``kl.associative_scan``
-    combine functions).
+    combine functions); ``map_function`` (set afterwards) traces the function of
+    ``kl.map_elementwise``.
     """
 
 

@@ -127,3 +127,19 @@ def inline_asm_elementwise(asm: Any, constraints: Any, args: Any, dtype: Any, is
         "compiles to OpenCL C, SPIR-V and CPU LLVM IR, which cannot run it. Write the operation with kl "
         "arithmetic, math, bitcast (x.to(dtype, bitcast=True)) and where instead."
     )
+
+
+@builtin
+def map_elementwise(scalar_fn: Any, *args: Any, pack: Any = 1, _semantic: Semantic = NO_SEMANTIC) -> Any:
+    """Triton 3.5's ``map_elementwise``: apply the ``@kdsl.jit`` function ``scalar_fn`` to each
+    element of ``args`` (broadcast to one shape; Python numbers become Triton's literal types).
+
+    ``scalar_fn`` is written on scalars and may branch, loop and return early on each
+    element's value -- where ``kl.where`` would evaluate both sides. It returns one value
+    (a tensor results) or a tuple (a tuple of tensors). With ``pack=p`` it receives ``p``
+    consecutive elements of each argument, ``f(a0, .., a(p-1), b0, ..)``, and returns ``p``
+    values per result (the result is then always a tuple). kdsl traces it as masked
+    execution over the tile (``kdsl/frontend/lanes.py``); loads, stores and atomics in it
+    touch memory only for the elements whose control flow reaches them.
+    """
+    return _semantic.map_elementwise(scalar_fn, args, pack)
