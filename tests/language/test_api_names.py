@@ -242,7 +242,7 @@ def test_void_is_not_a_value_type() -> None:
     def k(out_ptr):
         kl.store(out_ptr, kl.zeros((4,), kl.void))
 
-    with pytest.raises(kdsl.CompilationError, match="cannot be kl.void"):
+    with pytest.raises(kdsl.CompilationError, match=r"cannot be kl\.void"):
         kdsl.compile_to_ir(k, "*i32")
 
 
@@ -361,7 +361,7 @@ def test_must_use_result() -> None:
 
     with pytest.raises(kdsl.CompilationError, match=r"The result of pure_helper is not being used\. Assign it\."):
         kdsl.compile_to_ir(dropped, "*i32")
-    with pytest.raises(kdsl.CompilationError, match="The result of kl.advance is not being used"):
+    with pytest.raises(kdsl.CompilationError, match=r"The result of kl\.advance is not being used"):
         kdsl.compile_to_ir(advance_dropped, "*i32")
     kdsl.compile_to_ir(used, "*i32")
 
