@@ -415,7 +415,8 @@ class tensor:
 # the methods written out on :class:`tensor` above.
 MEMBER_FUNCTIONS = ("cast", "cdiv", "sigmoid", "softmax", "fdiv", "div_rn", "umulhi", "fma", "join", "interleave",
                     "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
-                    "atomic_xor", "gather", "histogram", "sort", "topk", "flip")
+                    "atomic_xor", "gather", "histogram", "sort", "topk", "flip", "store", "rand", "randint",
+                    "randint4x", "randn")
 
 
 def _math_method(name: str) -> Callable[[tensor], tensor]:

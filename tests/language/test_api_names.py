@@ -366,6 +366,31 @@ def test_must_use_result() -> None:
     kdsl.compile_to_ir(used, "*i32")
 
 
+# --- tensor members Triton adds with _tensor_member_fn -------------------------------------------------
+@kdsl.kernel
+def members_kernel(out_ptr, f_ptr, seed, BLOCK: kl.constexpr):
+    offs = kl.arange(0, BLOCK)
+    (out_ptr + offs).store(seed.randint(offs))  # Triton: x.store(v) is kl.store(x, v); seed.randint(o)
+    a, _, _, _ = seed.randint4x(offs)
+    (out_ptr + BLOCK + offs).store(a)
+    (f_ptr + offs).store(seed.rand(offs))
+    (f_ptr + BLOCK + offs).store(seed.randn(offs) * 0.0 + kl.randn(seed, offs))
+
+
+def test_tensor_member_functions(backend: str) -> None:
+    B, seed = 16, 42
+    out = np.zeros(2 * B, np.uint32)
+    f = np.zeros(2 * B, np.float32)
+    members_kernel[(1,)](out, f, seed, BLOCK=B)
+    o = np.arange(B, dtype=np.uint32)
+    w = philox_np([o, np.zeros(B), np.zeros(B), np.zeros(B)], seed, 0)
+    np.testing.assert_array_equal(out, np.concatenate([w[0], w[0]]))
+    np.testing.assert_array_equal(f[:B], uniform_np(w[0]))
+    u1, u2 = uniform_np(w[0]), uniform_np(w[1])
+    r = np.sqrt(-2.0 * np.log(np.maximum(np.float32(1e-7), u1).astype(np.float64)))
+    np.testing.assert_allclose(f[B:], r * np.cos(2 * np.pi * u2), atol=2e-5)
+
+
 # --- host side: driver and testing -------------------------------------------------------------------
 def test_driver_active(backend: str) -> None:
     from kdsl.runtime import driver
