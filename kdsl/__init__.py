@@ -25,6 +25,7 @@ from kdsl.errors import (
     OutOfBoundsError,
 )
 from kdsl.ir.core import ModuleOp
+from kdsl.language.constexpr_function import constexpr_function, must_use_result
 from kdsl.runtime.backends import available_backends, backend, current_backend_name, set_backend
 from kdsl.runtime.device_array import (
     DeviceArray,
@@ -97,6 +98,7 @@ __all__ = [
     "backend",
     "cdiv",
     "compile_to_ir",
+    "constexpr_function",
     "current_backend_name",
     "empty",
     "empty_cache",
@@ -105,6 +107,7 @@ __all__ = [
     "jit",
     "kernel",
     "language",
+    "must_use_result",
     "next_power_of_2",
     "reinterpret",
     "sanitize_enabled",

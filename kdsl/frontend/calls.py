@@ -17,6 +17,7 @@ from typing import Any
 
 import kdsl.language as kl
 from kdsl.frontend.base import GeneratorBase
+from kdsl.frontend.readonly import read_only_root
 from kdsl.frontend.specialization import ParamSpec
 from kdsl.frontend.values import (
     flatten,
@@ -30,6 +31,7 @@ from kdsl.frontend.values import (
 )
 from kdsl.ir.core import SymbolRef
 from kdsl.ir.dialects.tile import CallOp
+from kdsl.language.constexpr_function import MUST_USE_ATTR
 from kdsl.language.core import is_builtin
 
 LANES_PARAM = "lanes"  # the leading parameter of a function generated in lane mode
@@ -38,6 +40,10 @@ LANES_PARAM = "lanes"  # the leading parameter of a function generated in lane m
 class CallMixin(GeneratorBase):
     def visit_Call(self, node: ast.Call) -> Any:
         fn = self.visit(node.func)
+        must_use = getattr(unwrap(fn), MUST_USE_ATTR, False)
+        if must_use and getattr(node, "kdsl_result_unused", False):
+            why = f" {must_use}" if isinstance(must_use, str) else ""
+            raise self.error(f"The result of {ast.unparse(node.func)} is not being used.{why}", node)
         args = self.visit_elements(node.args)  # type: ignore[attr-defined]
         kwargs: dict[str, Any] = {}
         for kw in node.keywords:
@@ -62,7 +68,7 @@ class CallMixin(GeneratorBase):
             return getattr(self, "_py_" + special)(args, kwargs, node)
         if is_builtin(fn):
             return fn(*args, _semantic=self.sem, **kwargs)
-        if _is_tensor_method(fn) or fn is kl.static_range or fn is kl.range:
+        if _is_tensor_method(fn) or fn is kl.static_range or fn is kl.range or fn is kl.condition:
             return fn(*args, **kwargs)
         if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
             return fn(*args, **kwargs)  # a NamedTuple holds runtime values as they are (Triton's too)
@@ -101,7 +107,8 @@ class CallMixin(GeneratorBase):
         # ``offs_m: tl.constexpr``), so a runtime value simply becomes a runtime argument.
         for name, value in bound.arguments.items():
             if is_tensor(value):
-                specs.append(ParamSpec.runtime(name, value.type))
+                ro = bool(self.sem.read_only) and read_only_root(value.handle, self.sem.read_only) is not None
+                specs.append(ParamSpec.runtime(name, value.type, read_only=ro))
                 operands.append(value.handle)
             elif is_static(value):
                 specs.append(ParamSpec.const(name, _deep_unwrap(value)))
@@ -186,7 +193,7 @@ _SPECIAL: dict[int, str] = {
 }
 
 
-_STRUCTURAL = (zip, enumerate, tuple, list, reversed, getattr, hasattr, type)
+_STRUCTURAL = (zip, enumerate, tuple, list, reversed, getattr, hasattr, type, kl.tuple)
 
 
 def _is_tensor_method(fn: Any) -> bool:

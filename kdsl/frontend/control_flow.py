@@ -24,6 +24,7 @@ import kdsl.language as kl
 from kdsl.frontend.assigned import assigned_names
 from kdsl.frontend.base import GeneratorBase, Ret
 from kdsl.frontend.early_return import contains_return, first_return
+from kdsl.frontend.readonly import inherit
 from kdsl.frontend.values import (
     carryable,
     flatten,
@@ -60,6 +61,8 @@ class ControlFlowMixin(GeneratorBase):
 
     def static_condition(self, cond: Any, node: ast.AST, what: str) -> bool:
         raw = unwrap(cond)
+        if isinstance(raw, kl.condition):
+            raise self.error("kl.condition(...) can only be the test of a `while` loop", node)
         if type(raw) not in _CONDITION_TYPES:
             raise self.error(
                 f"{what} conditions must be bool, int or None at compile time, not {type(raw).__name__}", node
@@ -231,11 +234,11 @@ class ControlFlowMixin(GeneratorBase):
             args = self.visit_elements(it.args)  # type: ignore[attr-defined]
             kwargs = {kw.arg: self.visit(kw.value) for kw in it.keywords if kw.arg is not None}
             if fn is range or fn is kl.range or fn is kl.static_range:
-                lb, ub, step = self.range_bounds(fn, args, kwargs, it)
+                lb, ub, step, no_licm = self.range_bounds(fn, args, kwargs, it)
                 if fn is kl.static_range:
                     self.unrolled_for(node, _static_range(self, lb, ub, step, it))
                 else:
-                    self.scf_for(node, lb, ub, step)
+                    self.scf_for(node, lb, ub, step, no_licm)
                 return
             iterable = self.call(fn, args, kwargs, it)  # type: ignore[attr-defined]
         else:
@@ -249,15 +252,21 @@ class ControlFlowMixin(GeneratorBase):
             raise self.error(f"cannot iterate over {type(raw).__name__}", it) from exc
         self.unrolled_for(node, items)
 
-    def range_bounds(self, fn: Any, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> tuple[Any, Any, Any]:
+    def range_bounds(self, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                     node: ast.AST) -> tuple[Any, Any, Any, bool]:
+        """(start, end, step, disable_licm) of a ``range``/``kl.range``/``kl.static_range`` call."""
         if fn is range:
             if kwargs or not 1 <= len(args) <= 3:
                 raise self.error("range() takes 1 to 3 positional arguments", node)
             if len(args) == 1:
-                return wrap_static(0), args[0], wrap_static(1)
-            return args[0], args[1], args[2] if len(args) == 3 else wrap_static(1)
-        obj = fn(*args, **kwargs)
-        return obj.start, getattr(obj, "end", getattr(obj, "stop", None)), obj.step
+                return wrap_static(0), args[0], wrap_static(1), False
+            return args[0], args[1], args[2] if len(args) == 3 else wrap_static(1), False
+        try:
+            obj = fn(*args, **kwargs)
+        except TypeError as exc:
+            raise self.error(f"bad call to kl.{fn.__name__}: {exc}", node) from exc
+        end = getattr(obj, "end", getattr(obj, "stop", None))
+        return obj.start, end, obj.step, bool(getattr(obj, "disable_licm", False))
 
     def unrolled_for(self, node: ast.For, items: list[Any]) -> None:
         self.loop_depth += 1
@@ -268,7 +277,7 @@ class ControlFlowMixin(GeneratorBase):
         finally:
             self.loop_depth -= 1
 
-    def scf_for(self, node: ast.For, lb: Any, ub: Any, step: Any) -> None:
+    def scf_for(self, node: ast.For, lb: Any, ub: Any, step: Any, disable_licm: bool = False) -> None:
         if not isinstance(node.target, ast.Name):
             raise self.unsupported(node.target, "tuple targets in a range loop")
         if is_static(step) and unwrap(step) == 0:
@@ -287,10 +296,11 @@ class ControlFlowMixin(GeneratorBase):
         self.scope = dict(live)
         self.scope[target] = make_tensor(body.args[0], self.sem)
         self.bind_block_args(names, trees, body.args[1:])
+        inherit(self.sem.read_only, list(body.args[1:]), [t.handle for t in init_leaves])
         self.loop_body(node, body, names, init_leaves, trees, fixed, live)
         op = self.builder.create(
             ForOp, [b.handle for b in bounds] + [t.handle for t in init_leaves], [t.type for t in init_leaves],
-            regions=[Region([body])],
+            _loop_attrs(disable_licm), regions=[Region([body])],
         )
         self.bind_results(names, trees, list(op.results))
 
@@ -380,9 +390,13 @@ class ControlFlowMixin(GeneratorBase):
         before = Block(types)
         self.scope = dict(live)
         self.bind_block_args(names, trees, before.args)
+        inherit(self.sem.read_only, list(before.args), [t.handle for t in init_leaves])
         saved = self.in_block(before)
+        disable_licm = False
         try:
             cond = self.visit(node.test)
+            if isinstance(cond, kl.condition):
+                disable_licm, cond = cond.disable_licm, cond.condition
             if is_static(cond):
                 if not self.static_condition(cond, node.test, "`while`"):
                     self.scope = dict(live)
@@ -396,11 +410,18 @@ class ControlFlowMixin(GeneratorBase):
         after = Block(types)
         self.scope = dict(live)
         self.bind_block_args(names, trees, after.args)
+        inherit(self.sem.read_only, list(after.args), [t.handle for t in init_leaves])
         self.loop_body(node, after, names, init_leaves, trees, fixed, live)
         op = self.builder.create(
-            WhileOp, [t.handle for t in init_leaves], types, regions=[Region([before]), Region([after])]
+            WhileOp, [t.handle for t in init_leaves], types, _loop_attrs(disable_licm),
+            regions=[Region([before]), Region([after])],
         )
         self.bind_results(names, trees, list(op.results))
+
+
+def _loop_attrs(disable_licm: bool) -> dict[str, Any]:
+    """Attributes of a loop op: Triton's per-loop ``disable_licm`` option when set."""
+    return {"disable_licm": True} if disable_licm else {}
 
 
 def _split(a: list[Any], b: list[Any], trees: list[Any]) -> tuple[list[list[Any]], list[list[Any]]]:

@@ -89,6 +89,10 @@ class FunctionGenerator(StmtMixin, ExprMixin, LaneMixin):
             arg = body.add_arg(spec.type, spec.name)
             self.scope[spec.name] = make_tensor(arg, self.sem)
             arg_names.append(spec.name)
+            if spec.name in getattr(self.kfn, "const_names", ()):
+                self.sem.read_only[arg] = f"parameter '{spec.name}', annotated kl.const"
+            elif spec.read_only:
+                self.sem.read_only[arg] = f"parameter '{spec.name}', passed a kl.const pointer"
         self.builder.set_insertion_point_to_end(body)
         ret = self.visit_stmts(tree.body)
         value = ret.value if ret is not None else None

@@ -7,7 +7,8 @@ small while ``Semantic`` remains one object the visitor talks to.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from kdsl.errors import CompilationError
@@ -17,6 +18,7 @@ from kdsl.ir.dialects import arith
 from kdsl.ir.types import PointerType, ScalarType, TileType, Type
 from kdsl.language.aggregate import Aggregate
 from kdsl.language.core import constexpr, tensor
+from kdsl.language.types import VoidType, check_numel
 
 OpT = TypeVar("OpT", bound=Operation)
 
@@ -43,6 +45,11 @@ class SemanticBase:
         # future debug-only checks; device_assert is always emitted because
         # the interpreter is the reference for catching bad kernels.
         self.debug = False
+        # >0 while a composition builds an intermediate tile larger than Triton's tensor limit
+        # that Triton's own op never materialises (see :meth:`large_tiles`).
+        self._large_tiles = 0
+        # values of ``kl.const`` pointer parameters -> parameter name (frontend/readonly.py)
+        self.read_only: dict[Value, str] = {}
 
     # --- diagnostics -----------------------------------------------------------
     def error(self, message: str) -> CompilationError:
@@ -55,13 +62,31 @@ class SemanticBase:
 
     def emit(self, cls: type[OpT], operands: Sequence[Value], result_types: Sequence[Type] = (),
              **attrs: Any) -> OpT:
-        """Create ``cls`` at the insertion point with the current location."""
+        """Create ``cls`` at the insertion point with the current location.
+
+        Every tile a kernel creates is checked against Triton's element limit here (Triton checks
+        in ``block_type``), so the error points at the user's line whatever op made the tile."""
+        if not self._large_tiles:
+            for t in result_types:
+                why = check_numel(t.shape) if isinstance(t, TileType) else None
+                if why is not None:
+                    raise self.error(why)
         return self.builder.create(cls, list(operands), list(result_types), {k: v for k, v in attrs.items()
                                                                               if v is not None})
 
     def emit1(self, cls: type[Operation], operands: Sequence[Value], result_type: Type, **attrs: Any) -> tensor:
         """Create a single-result op and wrap its result."""
         return self.wrap(self.emit(cls, operands, [result_type], **attrs).result)
+
+    @contextmanager
+    def large_tiles(self) -> Iterator[None]:
+        """Allow intermediates above Triton's tile limit inside a composition whose Triton
+        counterpart is one op (``kl.histogram``'s values-by-bins comparison)."""
+        self._large_tiles += 1
+        try:
+            yield
+        finally:
+            self._large_tiles -= 1
 
     def constant(self, value: Any, ty: Type) -> tensor:
         """``arith.constant`` of ``ty`` (scalar or tile) holding ``value``.
@@ -129,6 +154,8 @@ class SemanticBase:
             v = v.element
         if not isinstance(v, (ScalarType, PointerType)):
             raise self.error(f"{what} must be a kl dtype (e.g. kl.float32), got {_describe(v)}")
+        if isinstance(v, VoidType):
+            raise self.error(f"{what} cannot be kl.void: it is the type of no value")
         return v
 
     def norm_axis(self, axis: Any, rank: int, what: str = "axis") -> int:

@@ -103,11 +103,12 @@ class IndexingSemantic(ReduceSemantic):
         if _log2_exact(bins) is None:
             raise self.error(f"kl.histogram num_bins must be a power of two, got {bins}")
         n = t.shape[0]
-        hit = self.compare("eq", self.reshape(t, (1, n)), self.reshape(self.arange(0, bins), (bins, 1)))
-        if unwrap(mask) is not None:
-            m = self.broadcast_to(self.cast(self.to_tensor(mask), i1), (n,))
-            hit = self.logical_and(hit, self.reshape(m, (1, n)))
-        return self.reduce_sum(self.where(hit, 1, 0), axis=1)
+        m = None if unwrap(mask) is None else self.broadcast_to(self.cast(self.to_tensor(mask), i1), (n,))
+        with self.large_tiles():  # the (bins, n) comparison is kdsl's; Triton's histogram is one op
+            hit = self.compare("eq", self.reshape(t, (1, n)), self.reshape(self.arange(0, bins), (bins, 1)))
+            if m is not None:
+                hit = self.logical_and(hit, self.reshape(m, (1, n)))
+            return self.reduce_sum(self.where(hit, 1, 0), axis=1)
 
     # --- sorting --------------------------------------------------------------------------
     def _rows(self, x: Any, dim: Any, what: str) -> tuple[tensor, int, int]:

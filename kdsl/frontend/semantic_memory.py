@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kdsl.frontend.readonly import read_only_root
 from kdsl.frontend.semantic_base import unwrap
 from kdsl.frontend.semantic_math import MathSemantic
 from kdsl.ir.dialects import tile
@@ -36,6 +37,12 @@ class MemorySemantic(MathSemantic):
             shown = ptr.type if isinstance(ptr, tensor) else repr(unwrap(ptr))
             raise self.error(f"{what} expects a pointer or a tile of pointers, got {shown}")
         return ptr, ptr.dtype
+
+    def _writable(self, ptr: tensor, what: str) -> None:
+        """Refuse a write through a pointer derived from a ``kl.const`` parameter (Triton's rule)."""
+        name = read_only_root(ptr.handle, self.read_only) if self.read_only else None
+        if name is not None:
+            raise self.error(f"{what}: cannot store to a constant pointer (it derives from {name})")
 
     def _to_ptr_shape(self, ptr: tensor, x: Any, what: str) -> tensor:
         """Broadcast a mask/value to the pointer's shape (never the reverse)."""
@@ -91,6 +98,7 @@ class MemorySemantic(MathSemantic):
               cache_modifier: Any = "", eviction_policy: Any = "") -> None:
         """Write ``value`` (broadcast to the pointer shape, cast to the pointee type)."""
         ptr, pty = self._pointer(pointer, "kl.store")
+        self._writable(ptr, "kl.store")
         if unwrap(boundary_check):
             raise self.error("kl.store: boundary_check is only supported for block pointers (kl.make_block_ptr)")
         val = self.cast(self._to_ptr_shape(ptr, value, "stored value"), pty.pointee)
@@ -113,6 +121,7 @@ class MemorySemantic(MathSemantic):
                    scope: Any = None) -> tensor:
         """``atomic_<kind>``: returns the old values; val/mask broadcast to the pointer."""
         ptr, pty = self._pointer(pointer, f"kl.atomic_{kind}")
+        self._writable(ptr, f"kl.atomic_{kind}")
         elem = pty.pointee
         if elem in (ScalarType("f16"), ScalarType("bf16")) and kind != "add":
             raise self.error(f"atomic_{kind} does not support {elem}")
@@ -128,6 +137,7 @@ class MemorySemantic(MathSemantic):
     def atomic_cas(self, pointer: Any, cmp: Any, val: Any, sem: Any = None, scope: Any = None) -> tensor:
         """Compare-and-swap per lane; returns the old values."""
         ptr, pty = self._pointer(pointer, "kl.atomic_cas")
+        self._writable(ptr, "kl.atomic_cas")
         elem = pty.pointee
         if elem.bitwidth not in (16, 32, 64):
             raise self.error(f"atomic_cas only supports 16, 32 or 64-bit elements, got {elem}")

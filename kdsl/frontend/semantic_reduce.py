@@ -140,6 +140,13 @@ class ReduceSemantic(MemorySemantic):
             raise self.error(f"kl.xor_sum is only supported for integers, got {t.dtype}")
         return self.reduce_with([t], axis, lambda a: [self.xor(a[0], a[1])], keep_dims, "kl.xor_sum")[0]
 
+    def reduce_or(self, x: Any, axis: Any = None, keep_dims: bool = False) -> tensor:
+        """``kl.reduce_or``: bitwise or of integer (or boolean) elements, in their own type."""
+        (t,) = self._inputs(x, "kl.reduce_or")
+        if not _scalar(t).is_integer:
+            raise self.error(f"kl.reduce_or is only supported for integers, got {t.dtype}")
+        return self.reduce_with([t], axis, lambda a: [self.or_(a[0], a[1])], keep_dims, "kl.reduce_or")[0]
+
     def reduce_minmax(
         self, x: Any, kind: str, axis: Any = None, return_indices: bool = False, keep_dims: bool = False
     ) -> Any:

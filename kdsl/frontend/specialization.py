@@ -29,14 +29,15 @@ class ParamSpec:
     tree: Any = None  # a structured value (tuple/aggregate, see frontend.values): its tree ...
     leaf_types: tuple[Type, ...] = ()  # ... and the types of its runtime leaves
     leaf_divisibility: tuple[int, ...] = ()  # per leaf, for kernel entry points (default 1)
+    read_only: bool = False  # a pointer derived from a caller's ``kl.const`` parameter (frontend/readonly.py)
 
     @staticmethod
     def const(name: str, value: Any) -> ParamSpec:
         return ParamSpec(name, True, value=value)
 
     @staticmethod
-    def runtime(name: str, type: Type, divisibility: int = 1) -> ParamSpec:
-        return ParamSpec(name, False, type=type, divisibility=divisibility)
+    def runtime(name: str, type: Type, divisibility: int = 1, read_only: bool = False) -> ParamSpec:
+        return ParamSpec(name, False, type=type, divisibility=divisibility, read_only=read_only)
 
     @staticmethod
     def structured(name: str, tree: Any, leaf_types: tuple[Type, ...],
@@ -67,7 +68,7 @@ class ParamSpec:
             return ("c", type(self.value).__name__, _hashable(self.value))
         if self.tree is not None:
             return ("s", _hashable(self.tree), self.leaf_types, self.leaf_divisibility)
-        return ("v", self.type, self.divisibility)
+        return ("v", self.type, self.divisibility, "const") if self.read_only else ("v", self.type, self.divisibility)
 
 
 def _hashable(v: Any) -> Any:

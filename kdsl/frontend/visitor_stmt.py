@@ -38,6 +38,8 @@ class StmtMixin(GeneratorBase):
     def visit_Expr(self, node: ast.Expr) -> None:
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # docstring or a bare string
+        if isinstance(node.value, ast.Call):
+            node.value.kdsl_result_unused = True  # type: ignore[attr-defined]  # read by visit_Call (must_use_result)
         self.visit(node.value)
 
     def visit_Pass(self, node: ast.Pass) -> None:

@@ -387,6 +387,21 @@ class TileType(Type):
     def is_tile(self) -> bool:
         return True
 
+    # --- Triton ``tl.block_type`` compatibility (kernels inspect ``x.type``) ---
+    @property
+    def element_ty(self) -> ScalarType | PointerType:
+        return self.element
+
+    def get_block_shapes(self) -> tuple[int, ...]:
+        return self.dims
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * self.element.itemsize
+
+    def with_element_ty(self, element: ScalarType | PointerType) -> TileType:
+        return TileType(self.dims, element)
+
 
 MEMORY_SPACES = ("private", "local")
 

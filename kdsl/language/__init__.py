@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kdsl.language import extra, math, random
+from kdsl.language import extra, math, random, target_info
 from kdsl.language.blockptr import (
     advance,
     block_pointer,
@@ -16,6 +16,7 @@ from kdsl.language.core import (
     PropagateNan,
     bfloat16,
     builtin,
+    condition,
     constexpr,
     dtype,
     float8e4b8,
@@ -99,7 +100,18 @@ from kdsl.language.memory import (
     multiple_of,
     store,
 )
-from kdsl.language.random import rand, rand4x, randint, randint4x, randn, randn4x
+from kdsl.language.random import (
+    pair_uniform_to_normal,
+    philox,
+    philox_impl,
+    rand,
+    rand4x,
+    randint,
+    randint4x,
+    randn,
+    randn4x,
+    uint_to_uniform_float,
+)
 from kdsl.language.reduction import (
     argmax,
     argmin,
@@ -111,6 +123,7 @@ from kdsl.language.reduction import (
     max,
     min,
     reduce,
+    reduce_or,
     sum,
     xor_sum,
 )
@@ -127,20 +140,24 @@ from kdsl.language.shape import (
     trans,
     view,
 )
+from kdsl.language.types import TRITON_MAX_TENSOR_NUMEL, block_type, const, constexpr_type, pi32_t, slice, tuple, void
 
 __all__ = [
-    "PropagateNan", "abs", "advance", "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add",
-    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16",
-    "bitonic_merge", "block_pointer", "broadcast", "broadcast_to", "builtin", "cast", "cat", "cdiv", "ceil",
-    "clamp", "constexpr", "cos", "cumprod", "cumsum", "debug_barrier", "device_assert", "device_print", "div_rn",
-    "dot", "dot_scaled", "dtype", "erf", "exp", "exp2", "expand_dims", "extra", "fdiv", "flip", "float8e4b8",
-    "float8e4b15", "float8e4nv", "float8e5", "float8e5b16", "float16", "float32", "float64", "floor", "fma", "full",
-    "full_like", "gather", "histogram", "inline_asm_elementwise", "int1", "int8", "int16", "int32", "int64",
-    "interleave", "is_builtin", "join", "load", "load_tensor_descriptor", "log", "log2", "make_block_ptr",
-    "make_tensor_descriptor", "map_elementwise", "math", "max", "max_constancy", "max_contiguous", "maximum", "min",
-    "minimum", "multiple_of", "num_programs", "permute", "pointer_type", "program_id", "rand", "rand4x", "randint",
-    "randint4x", "randn", "randn4x", "random", "range", "ravel", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
-    "softmax", "sort", "split", "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store",
-    "store_tensor_descriptor", "sum", "swizzle2d", "tanh", "tensor", "tensor_descriptor", "to_tensor", "topk",
-    "trans", "uint8", "uint16", "uint32", "uint64", "umulhi", "view", "where", "xor_sum", "zeros", "zeros_like",
+    "TRITON_MAX_TENSOR_NUMEL", "PropagateNan", "abs", "advance", "arange", "argmax", "argmin", "associative_scan",
+    "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
+    "atomic_xor", "bfloat16", "bitonic_merge", "block_pointer", "block_type", "broadcast", "broadcast_to",
+    "builtin", "cast", "cat", "cdiv", "ceil", "clamp", "condition", "const", "constexpr", "constexpr_type", "cos",
+    "cumprod", "cumsum", "debug_barrier", "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype",
+    "erf", "exp", "exp2", "expand_dims", "extra", "fdiv", "flip", "float8e4b8", "float8e4b15", "float8e4nv",
+    "float8e5", "float8e5b16", "float16", "float32", "float64", "floor", "fma", "full", "full_like", "gather",
+    "histogram", "inline_asm_elementwise", "int1", "int8", "int16", "int32", "int64", "interleave", "is_builtin",
+    "join", "load", "load_tensor_descriptor", "log", "log2", "make_block_ptr", "make_tensor_descriptor",
+    "map_elementwise", "math", "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum", "multiple_of",
+    "num_programs", "pair_uniform_to_normal", "permute", "philox", "philox_impl", "pi32_t", "pointer_type",
+    "program_id", "rand", "rand4x", "randint", "randint4x", "randn", "randn4x", "random", "range", "ravel",
+    "reduce", "reduce_or", "reshape", "rsqrt", "sigmoid", "sin", "slice", "softmax", "sort", "split", "sqrt",
+    "sqrt_rn", "static_assert", "static_print", "static_range", "store", "store_tensor_descriptor", "sum",
+    "swizzle2d", "tanh", "target_info", "tensor", "tensor_descriptor", "to_tensor", "topk", "trans", "tuple",
+    "uint8", "uint16", "uint32", "uint64", "uint_to_uniform_float", "umulhi", "view", "void", "where", "xor_sum",
+    "zeros", "zeros_like",
 ]

@@ -22,12 +22,16 @@ from typing import TYPE_CHECKING, Any
 
 from kdsl.ir.types import PointerType, ScalarType
 from kdsl.language.aggregate import Aggregate
+from kdsl.language.constexpr_function import must_use_result
 from kdsl.language.core import NO_SEMANTIC, builtin, constexpr, tensor
 
 if TYPE_CHECKING:
     from kdsl.frontend.semantic import Semantic
 
 Index = Any  # a scalar integer ``tensor`` or a Python int
+
+_ADVANCE_NOTE = ("Note that kl.advance does not have any side effects. To move the block pointer, you need to assign "
+                 "the result of kl.advance to a variable.")
 
 
 def _raw(xs: Any) -> tuple[Index, ...]:
@@ -87,6 +91,7 @@ class block_pointer(Aggregate):
         return (f"block_ptr<{self.dtype}, block_shape={self.block_shape}, order={self.order}, "
                 f"shape={_fields_text(self.shape)}, strides={_fields_text(self.strides)}>")
 
+    @must_use_result(_ADVANCE_NOTE)
     @builtin
     def advance(self, offsets: Any, _semantic: Semantic = NO_SEMANTIC) -> block_pointer:
         """``kl.advance(self, offsets)``."""
@@ -153,6 +158,7 @@ def make_block_ptr(base: Any, shape: Any, strides: Any, offsets: Any, block_shap
     return _semantic.make_block_ptr(base, shape, strides, offsets, block_shape, order)
 
 
+@must_use_result(_ADVANCE_NOTE)
 @builtin
 def advance(base: Any, offsets: Any, _semantic: Semantic = NO_SEMANTIC) -> block_pointer:
     """A copy of block pointer ``base`` moved by ``offsets`` (one per dimension, may be negative)."""

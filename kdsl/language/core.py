@@ -131,6 +131,13 @@ class constexpr:
     def __repr__(self) -> str:
         return f"constexpr[{self.value!r}]"
 
+    @property
+    def type(self) -> Any:
+        """Triton's ``constexpr(v).type``: ``kl.constexpr_type(v)``."""
+        from kdsl.language.types import constexpr_type
+
+        return constexpr_type(self.value)
+
     def __hash__(self) -> int:
         return hash(self.value)
 
@@ -388,6 +395,9 @@ class tensor:
     def xor_sum(self, axis: Any = None, keep_dims: Any = False) -> tensor:
         return self._sem.reduce_xor(self, _unwrap(axis), bool(_unwrap(keep_dims)))
 
+    def reduce_or(self, axis: Any, keep_dims: Any = False) -> tensor:
+        return self._sem.reduce_or(self, _unwrap(axis), bool(_unwrap(keep_dims)))
+
     def reduce(self, axis: Any, combine_fn: Any, keep_dims: Any = False) -> Any:
         return self._sem.reduce(self, _unwrap(axis), _unwrap(combine_fn), bool(_unwrap(keep_dims)))
 
@@ -405,7 +415,8 @@ class tensor:
 # the methods written out on :class:`tensor` above.
 MEMBER_FUNCTIONS = ("cast", "cdiv", "sigmoid", "softmax", "fdiv", "div_rn", "umulhi", "fma", "join", "interleave",
                     "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
-                    "atomic_xor", "gather", "histogram", "sort", "topk", "flip")
+                    "atomic_xor", "gather", "histogram", "sort", "topk", "flip", "store", "rand", "randint",
+                    "randint4x", "randn")
 
 
 def _math_method(name: str) -> Callable[[tensor], tensor]:
@@ -479,11 +490,13 @@ class range:
 
     ``num_stages``, ``loop_unroll_factor`` and the other tuning hints are
     accepted for Triton compatibility and ignored (they never change results).
+    ``disable_licm=True`` keeps loop-invariant code inside the loop (the ``licm``
+    pass skips it), as Triton does to avoid long live ranges.
     """
 
     def __init__(self, arg1: Any, arg2: Any = None, step: Any = None, num_stages: Any = None,
                  loop_unroll_factor: Any = None, disallow_acc_multi_buffer: Any = False,
-                 flatten: Any = False, warp_specialize: Any = False) -> None:
+                 flatten: Any = False, warp_specialize: Any = False, disable_licm: Any = False) -> None:
         if arg2 is None:
             self.start, self.end = constexpr(0), arg1
         else:
@@ -491,3 +504,16 @@ class range:
         self.step = constexpr(1) if step is None else step
         self.num_stages = num_stages
         self.loop_unroll_factor = loop_unroll_factor
+        self.disable_licm = bool(_unwrap(disable_licm))
+
+
+class condition:
+    """``while kl.condition(c, disable_licm=True):``: a while-loop condition with loop options.
+
+    ``disable_licm=True`` keeps loop-invariant code inside the loop (the ``licm`` pass skips it;
+    Triton: to avoid long live ranges). Only a ``while`` test may be a ``kl.condition``.
+    """
+
+    def __init__(self, arg1: Any, disable_licm: Any = False) -> None:
+        self.condition = arg1
+        self.disable_licm = bool(_unwrap(disable_licm))

@@ -96,6 +96,15 @@ def xor_sum(input: Any, axis: Any = None, keep_dims: Any = False, _semantic: Sem
 
 
 @builtin
+def reduce_or(input: Any, axis: Any, keep_dims: Any = False, _semantic: Semantic = NO_SEMANTIC) -> tensor:
+    """Bitwise or of the integer elements along ``axis`` (all elements if None).
+
+    ``axis`` has no default, as in Triton. The result keeps the input's type
+    (``int1`` gives "any element true")."""
+    return _semantic.reduce_or(input, _u(axis), bool(_u(keep_dims)))
+
+
+@builtin
 def reduce(input: Any, axis: Any, combine_fn: Any, keep_dims: Any = False, _semantic: Semantic = NO_SEMANTIC) -> Any:
     """Reduce ``input`` (a tensor or tuple of same-shaped tensors) along ``axis`` with
     the ``@kdsl.kernel`` function ``combine_fn(acc..., new...) -> acc...``."""

@@ -65,6 +65,8 @@ class KernelFunction:
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
         self.constexpr_names = {n for n, p in self.signature.parameters.items() if _is_constexpr_annotation(p.annotation)}
+        # ``ptr: kl.const`` parameters: stores through them are compile errors (frontend/readonly.py)
+        self.const_names = frozenset(n for n, p in self.signature.parameters.items() if _is_const_annotation(p.annotation))
         self.do_not_specialize = self._names(do_not_specialize)
         self.do_not_specialize_on_alignment = self._names(do_not_specialize_on_alignment)
         # Triton's profiler hooks (proton reads them) and its no-inlining hint: kept for
@@ -386,6 +388,14 @@ def _is_constexpr_annotation(ann: Any) -> bool:
     from kdsl.language.core import constexpr
 
     return ann is constexpr
+
+
+def _is_const_annotation(ann: Any) -> bool:
+    if isinstance(ann, str):
+        return ann.split(".")[-1].strip() == "const"
+    from kdsl.language.types import const
+
+    return ann is const
 
 
 @overload

@@ -152,7 +152,7 @@ def do_bench(
     rep: float = 100,
     grad_to_none: Sequence[Any] | None = None,
     quantiles: Sequence[float] | None = None,
-    return_mode: str = "median",
+    return_mode: str = "mean",
     *,
     flush: bool = True,
     max_repeats: int | None = None,
@@ -164,7 +164,7 @@ def do_bench(
     timed calls run. ``grad_to_none``: objects whose ``.grad`` is reset before
     each timed call (Triton compatibility). ``quantiles`` (e.g. ``[0.5, 0.2,
     0.8]``) returns those quantiles (a single float for one); otherwise
-    ``return_mode`` is one of min, max, mean, median (default) or all (the list
+    ``return_mode`` is one of min, max, mean (default, as Triton), median or all (the list
     of samples). ``flush=False`` skips the cache flush; ``max_repeats`` caps
     the timed calls (the autotuner uses it to bound sweeps).
     """

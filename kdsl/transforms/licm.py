@@ -15,7 +15,9 @@ moves when
 
 Only the loop body's top-level ops move (ops under an ``scf.if`` in the loop
 stay conditional). Inner loops are processed first, so code moves outward
-through a whole nest.
+through a whole nest. A loop marked ``disable_licm`` (``kl.range(...,
+disable_licm=True)``, ``while kl.condition(c, disable_licm=True)``) keeps its
+code: nothing moves out of it (code may still move out of loops inside it).
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def _runs_at_least_once(loop: Operation, block: Block) -> bool:
 def hoist_loop(loop: Operation, hoist_loads: bool) -> int:
     """Move invariant ops of ``loop``'s body block(s) right before it; returns how many moved."""
     parent = loop.parent
-    if parent is None:
+    if parent is None or loop.attributes.get("disable_licm", False):
         return 0
     moved = 0
     read_only = not _writes_memory(loop)

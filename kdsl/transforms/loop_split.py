@@ -82,7 +82,7 @@ def split_loop(loop: Operation) -> bool:
         na.name_hint = a.name_hint
     clone_block_into(body, new_body, None, list(new_body.args), mapping, skip_terminator=False)
     main = rw.create(ForOp, [loop.lower, main_ub, loop.step, *loop.inits], [r.type for r in loop.results],
-                     None, [Region([new_body])])
+                     dict(loop.attributes), [Region([new_body])])
     for m in masks:
         clone = mapping.lookup(m.result).owner_op
         assert clone is not None

@@ -100,7 +100,7 @@ def rewrite_loop(loop: Operation) -> bool:
         ForOp,
         [loop.lower, loop.upper, loop.step, *(inits[i] for i in kept), *(zero for _ in moved)],
         [inits[i].type for i in kept] + [I64] * len(moved),
-        None,
+        dict(loop.attributes),
         [Region([new_body])],
     )
     results = list(new.results)

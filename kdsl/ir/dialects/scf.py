@@ -54,6 +54,7 @@ class ForOp(Operation):
     NAME = "scf.for"
     OPERANDS = ("lower", "upper", "step", "*inits")
     RESULTS = ("*results",)
+    ATTRS = {"disable_licm?": bool}  # kl.range(disable_licm=True): the licm pass leaves this loop alone
     REGIONS = 1
 
     @property
@@ -98,6 +99,7 @@ class WhileOp(Operation):
     NAME = "scf.while"
     OPERANDS = ("*inits",)
     RESULTS = ("*results",)
+    ATTRS = {"disable_licm?": bool}  # kl.condition(c, disable_licm=True)
     REGIONS = 2
 
     def verify_(self) -> None:
