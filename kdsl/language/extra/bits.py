@@ -50,7 +50,7 @@ def clz(s: Semantic, u: Any, w: int) -> Any:
     """Number of leading zero bits (``w`` for 0; int32)."""
     b = s.binary
     n = s.full((), 0, i32)
-    for sh in (32, 16, 8, 4, 2, 1)[(0 if w == 64 else 1):]:
+    for sh in (32, 16, 8, 4, 2, 1)[(0 if w == 64 else 1) :]:
         empty = s.compare("eq", b("rshift", u, w - sh), 0)
         n = s.where(empty, b("add", n, sh), n)
         u = s.where(empty, b("lshift", u, sh), u)
