@@ -204,3 +204,113 @@ def test_float64_fma_directed_is_refused() -> None:
     x = np.zeros(1, np.float64)
     with pytest.raises(CompilationError, match=r"libdevice\.fma_rz: float64 is not available"):
         fma_rz_kernel[(1,)](x)
+
+
+# --- conversions ---------------------------------------------------------------------------------
+ROUND = ("rn", "rz", "rd", "ru")
+INT_OF = {"int": np.int32, "uint": np.uint32, "ll": np.int64, "ull": np.uint64}
+SIGNED = {np.int32: np.int32, np.uint32: np.int32, np.int64: np.int64, np.uint64: np.int64}
+
+
+@kdsl.kernel
+def four_modes(x_ptr, out_ptr, n, F0: kl.constexpr, F1: kl.constexpr, F2: kl.constexpr, F3: kl.constexpr,
+               BLOCK: kl.constexpr):  # fmt: skip
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    m = offs < n
+    x = kl.load(x_ptr + offs, mask=m)
+    kl.store(out_ptr + offs, F0(x), mask=m)
+    kl.store(out_ptr + n + offs, F1(x), mask=m)
+    kl.store(out_ptr + 2 * n + offs, F2(x), mask=m)
+    kl.store(out_ptr + 3 * n + offs, F3(x), mask=m)
+
+
+def _run4(prefix: str, x: np.ndarray, out_dtype: type) -> np.ndarray:
+    out = np.zeros(4 * x.size, out_dtype)
+    fns = {f"F{i}": getattr(libdevice, f"{prefix}_{m}") for i, m in enumerate(ROUND)}
+    four_modes[(kdsl.cdiv(x.size, 256),)](x, out, x.size, BLOCK=256, **fns)
+    return out.reshape(4, x.size)
+
+
+def _float_inputs(dtype: type) -> np.ndarray:
+    rng = np.random.default_rng(9)
+    halves = np.arange(-12, 12) / 2  # exact ties
+    big = [2.0**31, 2.0**31 - 128, -(2.0**31), -(2.0**31) - 256, 2.0**32, 2.0**32 - 256, 2.0**63, -(2.0**63),
+           2.0**64, 2.0**63 - 1024, 1e30, -1e30, np.inf, -np.inf, np.nan, -0.0, 0.0, 1e-40, -1e-40, 4294967295.5]
+    x = np.concatenate([halves, rng.uniform(-3e9, 5e9, 300), rng.uniform(-10, 10, 100),
+                        rng.standard_normal(100) * 2.0 ** rng.integers(0, 70, 100), big])  # fmt: skip
+    return x.astype(dtype)
+
+
+def _int_ref(x: np.ndarray, mode: str, it: type) -> np.ndarray:
+    f = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}[mode]
+    info = np.iinfo(it)
+    out = []
+    for v in f(x.astype(np.float64)).tolist():
+        k = 0 if math.isnan(v) else info.max if v >= info.max else info.min if v <= info.min else int(v)
+        out.append(k)
+    return np.array(out, dtype=object).astype(it).view(SIGNED[it])
+
+
+@pytest.mark.parametrize("src", ["float", "double"])
+def test_float_to_int(backend: str, src: str) -> None:
+    dtype = np.float32 if src == "float" else np.float64
+    x = _float_inputs(dtype)
+    for name, it in INT_OF.items():
+        got = _run4(f"{src}2{name}", x, SIGNED[it])
+        for row, mode in zip(got, ROUND):
+            want = _int_ref(x, mode, it)
+            bad = np.nonzero(row != want)[0]
+            assert bad.size == 0, f"{src}2{name}_{mode}({x[bad[0]]!r}) = {row[bad[0]]}, want {want[bad[0]]}"
+
+
+def _check_rows(got: np.ndarray, exact: list[Fraction | float], dtype: type, what: str) -> None:
+    for row, mode in zip(got, ROUND):
+        want = np.array([round_exact(q, mode, dtype) if isinstance(q, Fraction) else q for q in exact], dtype)
+        bad = np.nonzero(~_same(row, want))[0]
+        assert bad.size == 0, f"{what}_{mode}: input {bad[0]} gives {row[bad[0]]!r}, want {want[bad[0]]!r}"
+
+
+def test_double_to_float(backend: str) -> None:
+    rng = np.random.default_rng(2)
+    fi = np.finfo(np.float32)
+    x = np.concatenate([rng.integers(0, 2**64 - 1, 400, dtype=np.uint64).view(np.float64) * 0 +
+                        rng.standard_normal(400) * 2.0 ** rng.integers(-160, 130, 400),
+                        [float(fi.max) * (1 + 2.0**-25), float(fi.max) * (1 + 2.0**-23), 2.0**128, -2.0**128,
+                         2.0**-150, 2.0**-151, 3 * 2.0**-151, -2.0**-150, 1 + 2.0**-24, 1 + 3 * 2.0**-25,
+                         0.0, -0.0, np.inf, -np.inf, np.nan, 1e300, -1e-300]])  # fmt: skip
+    got = _run4("double2float", x, np.float32)
+    _check_rows(got, [Fraction(v) if math.isfinite(v) and v != 0 else v for v in x.tolist()], np.float32, "double2float")
+
+
+@pytest.mark.parametrize(("name", "dst"), [(n, d) for n in INT_OF for d in ("float", "double")
+                                           if not (d == "double" and n in ("int", "uint"))])  # fmt: skip
+def test_int_to_float(backend: str, name: str, dst: str) -> None:
+    it = INT_OF[name]
+    info = np.iinfo(it)
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.integers(info.min, info.max, 300, dtype=it, endpoint=True),
+                        (rng.integers(0, 2**20, 100) << rng.integers(0, info.bits - 21, 100)).astype(it),
+                        np.array([0, 1, info.max, info.min, info.max - 1, 2**24 + 1, 2**53 + 1
+                                  if info.bits == 64 else 2**25 + 3], dtype=it)])  # fmt: skip
+    if info.min < 0:
+        x[300:400:2] = -x[300:400:2]
+    got = _run4(f"{name}2{dst}", x, np.float32 if dst == "float" else np.float64)
+    _check_rows(got, [Fraction(int(v)) for v in x], np.float32 if dst == "float" else np.float64, f"{name}2{dst}")
+
+
+@kdsl.kernel
+def exact_to_double(i_ptr, u_ptr, out_ptr, N: kl.constexpr):
+    r = kl.arange(0, N)
+    kl.store(out_ptr + r, libdevice.int2double_rn(kl.load(i_ptr + r)))
+    kl.store(out_ptr + N + r, libdevice.uint2double_rn(kl.load(u_ptr + r)))
+
+
+def test_int2double_rn_and_refusals(backend: str) -> None:
+    i = np.array([0, -1, 2**31 - 1, -(2**31)], np.int32)
+    u = np.array([0, 1, 2**32 - 1, 2**31], np.uint32)
+    out = np.zeros(8)
+    exact_to_double[(1,)](i, u, out, N=4)
+    assert list(out) == [*map(float, i.tolist()), *map(float, u.tolist())]
+    if backend == "interpreter":
+        with pytest.raises(CompilationError, match=r"libdevice\.int2double_rn expects int32, got u32"):
+            exact_to_double[(1,)](u, u, out, N=4)
