@@ -30,18 +30,10 @@ import numpy as np
 
 from kdsl.ir.types import f32, f64, i64
 from kdsl.language.core import NO_SEMANTIC, builtin
-from kdsl.language.extra.bits import brev as brev  # the integer half of libdevice, re-exported
-from kdsl.language.extra.bits import clz as clz
-from kdsl.language.extra.bits import double_as_longlong as double_as_longlong
-from kdsl.language.extra.bits import ffs as ffs
-from kdsl.language.extra.bits import float_as_int as float_as_int
-from kdsl.language.extra.bits import int_as_float as int_as_float
-from kdsl.language.extra.bits import longlong_as_double as longlong_as_double
-from kdsl.language.extra.bits import mulhi as mulhi
-from kdsl.language.extra.bits import popc as popc
-from kdsl.language.extra.bits import umulhi as umulhi
+from kdsl.language.extra.bits import *  # noqa: F403  (integer functions and bit casts)
 from kdsl.language.extra.common import Ops, as_int32, direct, float_fn, rint_, trunc_
 from kdsl.language.extra.convert import *  # noqa: F403  (conversions with a rounding mode)
+from kdsl.language.extra.elementary import *  # noqa: F403  (sinpi, norms, ldexp, remainder, ...)
 from kdsl.language.extra.rounding import *  # noqa: F403  (directed-rounding arithmetic)
 
 if TYPE_CHECKING:
@@ -211,7 +203,7 @@ def pow(o: Ops, x: Any, y: Any) -> Any:  # libdevice's name (shadows the builtin
     return o.s.power(x, y)
 
 
-powf = pow
+powf = fast_powf = pow
 
 
 @builtin
