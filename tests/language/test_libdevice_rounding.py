@@ -47,10 +47,8 @@ def round_exact(q: Fraction, mode: str, dtype: type, neg_zero: bool = False) -> 
         n = lo + (1 if up and m != lo else 0)
     v = n * quantum
     largest = (2 - Fraction(2) ** (1 - p)) * Fraction(2) ** emax
-    if v > largest:
-        v_f = math.inf if (up is None or up) else float(largest)
-    else:
-        v_f = float(v)
+    overflow = math.inf if (up is None or up) else float(largest)
+    v_f = overflow if v > largest else float(v)
     return -v_f if neg else v_f
 
 
@@ -67,8 +65,8 @@ def reference(op: str, mode: str, dtype: type, x: float, y: float, z: float) -> 
               "fma": lambda: dtype(np.float64(x) * np.float64(y) + np.float64(z))}[op]()  # fmt: skip
     operands = {"add": (x, y), "sub": (x, y), "mul": (x, y), "div": (x, y), "rcp": (x,), "sqrt": (x,),
                 "fma": (x, y, z)}[op]  # fmt: skip
-    if not all(math.isfinite(v) for v in operands) or not math.isfinite(rn) and op in ("div", "rcp") and (
-            (y if op == "div" else x) == 0):  # fmt: skip
+    by_zero = op in ("div", "rcp") and (y if op == "div" else x) == 0
+    if not all(math.isfinite(v) for v in operands) or by_zero:
         return float(rn)
     if op == "sqrt":
         return _sqrt_ref(x, mode, dtype)

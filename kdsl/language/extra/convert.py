@@ -15,6 +15,7 @@ sum's error TwoSum gives).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kdsl.ir.types import ScalarType, f32, f64, i32, i64, u32, u64
@@ -25,7 +26,15 @@ from kdsl.language.extra.rounding import finish, pair_to_f32, two_sum_err
 if TYPE_CHECKING:
     from kdsl.frontend.semantic import Semantic
 
-_ROUND = {"rn": rint_, "rz": trunc_, "rd": lambda o, x: o.f("floor", x), "ru": lambda o, x: o.f("ceil", x)}
+def _floor(o: Ops, x: Any) -> Any:
+    return o.f("floor", x)
+
+
+def _ceil(o: Ops, x: Any) -> Any:
+    return o.f("ceil", x)
+
+
+_ROUND: dict[str, Callable[[Ops, Any], Any]] = {"rn": rint_, "rz": trunc_, "rd": _floor, "ru": _ceil}
 _DIRECTION = {"rn": "to nearest even", "rz": "toward zero", "rd": "toward -inf", "ru": "toward +inf"}
 _NAMES = {f32: "float32", f64: "float64", i32: "int32", u32: "uint32", i64: "int64", u64: "uint64"}
 

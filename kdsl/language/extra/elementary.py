@@ -94,10 +94,8 @@ def _norm(o: Ops, xs: tuple[Any, ...], reciprocal: bool = False) -> Any:
         q = ldexp_(o, m, scale)
         acc = o.fma(q, q, acc) if not isinstance(acc, float) else o.mul(q, q)
     root = o.f("sqrt_rn", acc)
-    if reciprocal:
-        r = ldexp_(o, o.s.div_rn(o.const(1.0), root), o.s.unary("neg", e))
-    else:
-        r = ldexp_(o, root, e)
+    scaled_back = ldexp_(o, o.s.div_rn(o.const(1.0), root), o.s.unary("neg", e)) if reciprocal else None
+    r = scaled_back if scaled_back is not None else ldexp_(o, root, e)
     any_nan = o.isnan(mags[0])
     any_inf = o.isinf(mags[0])
     for m in mags[1:]:

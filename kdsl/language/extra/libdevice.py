@@ -14,10 +14,17 @@ then the Taylor series), ``log1p``/``expm1`` (series near 0, so they do not depe
 a backend's ``log``/``exp`` do there), ``exp10`` (``exp2`` of the product split exactly with an
 fma). Functions built on ``exp``/``log``/``sin``/``cos`` inherit the backend's accuracy of those:
 on vulkan, f32 ``exp``/``log`` are GLSL.std.450's (``exp`` 3 + 2|x| ulp, ``log`` an absolute
-2**-21 near 1), so ``sinh``/``cosh``/``exp10``/``pow``/``log10`` are within a few 1e-5 there. Names Triton's
-libdevice has and kdsl does not (Bessel and gamma functions, directed rounding modes other than
-``_rn``) are missing attributes: a compile error at the call; ``erfc`` and ``erfinv`` have
-float32 accuracy and refuse float64.
+2**-21 near 1), so ``sinh``/``cosh``/``exp10``/``pow``/``log10`` are within a few 1e-5 there.
+
+The library is split by subject; this module re-exports the others: ``bits.py`` (integer
+functions, bit casts), ``rounding.py`` (``add/sub/mul/div/rcp/sqrt`` ``_rz/_rd/_ru`` and f32
+``fma_r*``, bit-exact), ``convert.py`` (float <-> integer and f64 -> f32 conversions in the four
+rounding modes, bit-exact), ``elementary.py`` (``sinpi``/``cospi``, norms, ``ldexp``/``ilogb``,
+``remainder``, ``rsqrt_rn``); ``common.py`` holds the scaffolding they share. Names Triton's
+libdevice has and kdsl does not -- the Bessel functions (``j0``/``j1``/``jn``/``y0``/``y1``/``yn``/
+``cyl_bessel_i0``/``i1``), ``lgamma``/``tgamma``, ``erfcx``, ``erfcinv``, ``normcdf``/
+``normcdfinv``, ``rcp64h``, f64 ``fma_r*`` -- are missing attributes: a compile error at the call;
+``erfc`` and ``erfinv`` have float32 accuracy and refuse float64.
 """
 
 from __future__ import annotations
