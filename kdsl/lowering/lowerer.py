@@ -33,6 +33,7 @@ from kdsl.ir.types import MemRefType, ScalarType, Type
 from kdsl.lowering.index import Index
 from kdsl.lowering.layout import Layout
 from kdsl.lowering.reps import Elem, Lazy, Mat, Rep, leaves_of, merge_leaves, numel
+from kdsl.transforms.utils import attr_key
 
 I32 = ScalarType("i32")
 I1 = ScalarType("i1")
@@ -163,7 +164,7 @@ class Lowerer:
             self.eb = saved
 
     def const(self, value: Any, t: Type) -> Value:
-        key = (t, (type(value), value))
+        key = (t, attr_key(value))  # by bits: 0.0 and -0.0 are different constants
         v = self.consts.get(key)
         if v is None:
             v = self.hoist.create(arith.ConstantOp, [], [t], {"value": value}).result

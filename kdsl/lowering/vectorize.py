@@ -48,6 +48,7 @@ from kdsl.ir.dialects.wi_vector import BroadcastOp, GVLoadOp, GVStoreOp, VLoadOp
 from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
 from kdsl.lowering.fuse_loops import fuse_loops
 from kdsl.lowering.vector_unroll import cheap, unroll_reductions
+from kdsl.transforms.utils import attr_key
 
 VECTOR_ELEMS = frozenset({"f32", "f64", "i32", "u32", "i64", "u64"})
 FLOAT_OPS = frozenset({
@@ -141,7 +142,7 @@ class _Vectorizer:
     stored: set[Value] = field(default_factory=set)  # memrefs stored to in the loop
     gstores: bool = False
     splats: dict[Value, Value] = field(default_factory=dict)
-    consts: dict[tuple[Type, type, object], Value] = field(default_factory=dict)
+    consts: dict[tuple[Type, object], Value] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.body = self.loop.regions[0].block
@@ -441,7 +442,7 @@ class _Vectorizer:
             loop.set_operand(3 + i, f)
 
     def _c(self, value: int | float, t: Type) -> Value:
-        key = (t, type(value), value)
+        key = (t, attr_key(value))  # by bits: 0.0 and -0.0 are different constants
         if key not in self.consts:
             self.consts[key] = self.pre.create(arith.ConstantOp, [], [t], {"value": value}).result
         return self.consts[key]

@@ -36,8 +36,6 @@ TRITON_35_ALL = (
 )
 
 
-@pytest.mark.xfail(not hasattr(kl, "map_elementwise"), reason="kl.map_elementwise is added on another branch",
-                   strict=False)
 def test_kl_has_every_triton_35_name() -> None:
     missing = sorted(set(TRITON_35_ALL) - set(kl.__all__))
     assert missing == []

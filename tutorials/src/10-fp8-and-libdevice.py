@@ -132,7 +132,8 @@ for v, a, b in zip(vals, rn, rz):
 # Triton's tutorial 07 computes `asin` through libdevice; the kernel runs unchanged with
 # `kdsl.jit` for `triton.jit` and `kl` for `tl`. kdsl writes each libdevice function once on kl
 # operations (range reduction, polynomials, exact error terms), so the interpreter, the CPU, PoCL and
-# lavapipe all have the whole library.
+# lavapipe all have every libdevice function kdsl provides (the few it lacks are listed in
+# `kdsl/language/extra/libdevice.py`).
 
 # %%
 @kdsl.jit

@@ -14,33 +14,34 @@ then the Taylor series), ``log1p``/``expm1`` (series near 0, so they do not depe
 a backend's ``log``/``exp`` do there), ``exp10`` (``exp2`` of the product split exactly with an
 fma). Functions built on ``exp``/``log``/``sin``/``cos`` inherit the backend's accuracy of those:
 on vulkan, f32 ``exp``/``log`` are GLSL.std.450's (``exp`` 3 + 2|x| ulp, ``log`` an absolute
-2**-21 near 1), so ``sinh``/``cosh``/``exp10``/``pow``/``log10`` are within a few 1e-5 there. Names Triton's
-libdevice has and kdsl does not (Bessel and gamma functions, directed rounding modes other than
-``_rn``) are missing attributes: a compile error at the call; ``erfc`` and ``erfinv`` have
-float32 accuracy and refuse float64.
+2**-21 near 1), so ``sinh``/``cosh``/``exp10``/``pow``/``log10`` are within a few 1e-5 there.
+
+The library is split by subject; this module re-exports the others: ``bits.py`` (integer
+functions, bit casts), ``rounding.py`` (``add/sub/mul/div/rcp/sqrt`` ``_rz/_rd/_ru`` and f32
+``fma_r*``, bit-exact), ``convert.py`` (float <-> integer and f64 -> f32 conversions in the four
+rounding modes, bit-exact), ``elementary.py`` (``sinpi``/``cospi``, norms, ``ldexp``/``ilogb``,
+``remainder``, ``rsqrt_rn``); ``common.py`` holds the scaffolding they share. Names Triton's
+libdevice has and kdsl does not -- the Bessel functions (``j0``/``j1``/``jn``/``y0``/``y1``/``yn``/
+``cyl_bessel_i0``/``i1``), ``lgamma``/``tgamma``, ``erfcx``, ``erfcinv``, ``normcdf``/
+``normcdfinv``, ``rcp64h``, f64 ``fma_r*`` -- are missing attributes: a compile error at the call;
+``erfc`` and ``erfinv`` have float32 accuracy and refuse float64.
 """
 
 from __future__ import annotations
 
 import math as _m
-from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kdsl.ir.types import ScalarType, f32, f64, i32, i64, u32, u64
-from kdsl.language.core import NO_SEMANTIC, builtin, tensor
-from kdsl.language.extra.bits import brev as brev  # the integer half of libdevice, re-exported
-from kdsl.language.extra.bits import clz as clz
-from kdsl.language.extra.bits import double_as_longlong as double_as_longlong
-from kdsl.language.extra.bits import ffs as ffs
-from kdsl.language.extra.bits import float_as_int as float_as_int
-from kdsl.language.extra.bits import int_as_float as int_as_float
-from kdsl.language.extra.bits import longlong_as_double as longlong_as_double
-from kdsl.language.extra.bits import mulhi as mulhi
-from kdsl.language.extra.bits import popc as popc
-from kdsl.language.extra.bits import umulhi as umulhi
+from kdsl.ir.types import f32, f64, i64
+from kdsl.language.core import NO_SEMANTIC, builtin
+from kdsl.language.extra.bits import *  # noqa: F403  (integer functions and bit casts)
+from kdsl.language.extra.common import Ops, as_int32, direct, float_fn, rint_, trunc_
+from kdsl.language.extra.convert import *  # noqa: F403  (conversions with a rounding mode)
+from kdsl.language.extra.elementary import *  # noqa: F403  (sinpi, norms, ldexp, remainder, ...)
+from kdsl.language.extra.rounding import *  # noqa: F403  (directed-rounding arithmetic)
 
 if TYPE_CHECKING:
     from kdsl.frontend.semantic import Semantic
@@ -48,287 +49,141 @@ if TYPE_CHECKING:
 _LOG2_10 = Decimal("3.321928094887362347870319429489390175864831393024580612054756")
 
 
-class _Ops:
-    """Short names over the semantic for the formulas below (all operands tensors or numbers)."""
-
-    def __init__(self, s: Semantic, dt: ScalarType) -> None:
-        self.s = s
-        self.dt = dt
-        self.bits_t = u32 if dt == f32 else u64
-        self.width = dt.bitwidth
-
-    def add(self, a: Any, b: Any) -> Any:
-        return self.s.binary("add", a, b)
-
-    def sub(self, a: Any, b: Any) -> Any:
-        return self.s.binary("sub", a, b)
-
-    def mul(self, a: Any, b: Any) -> Any:
-        return self.s.binary("mul", a, b)
-
-    def div(self, a: Any, b: Any) -> Any:
-        return self.s.binary("truediv", a, b)
-
-    def lt(self, a: Any, b: Any) -> Any:
-        return self.s.compare("lt", a, b)
-
-    def gt(self, a: Any, b: Any) -> Any:
-        return self.s.compare("gt", a, b)
-
-    def eq(self, a: Any, b: Any) -> Any:
-        return self.s.compare("eq", a, b)
-
-    def ne(self, a: Any, b: Any) -> Any:
-        return self.s.compare("ne", a, b)
-
-    def le(self, a: Any, b: Any) -> Any:
-        return self.s.compare("le", a, b)
-
-    def ge(self, a: Any, b: Any) -> Any:
-        return self.s.compare("ge", a, b)
-
-    def and_(self, a: Any, b: Any) -> Any:
-        return self.s.logical_and(a, b)
-
-    def or_(self, a: Any, b: Any) -> Any:
-        return self.s.logical_or(a, b)
-
-    def where(self, c: Any, a: Any, b: Any) -> Any:
-        return self.s.where(c, a, b)
-
-    def f(self, name: str, x: Any) -> Any:
-        return self.s.math_unary(name, x)
-
-    def fma(self, a: Any, b: Any, c: Any) -> Any:
-        return self.s.fma(a, b, c)
-
-    def abs(self, x: Any) -> Any:
-        return self.s.abs(x)
-
-    def isnan(self, x: Any) -> Any:
-        return self.ne(x, x)
-
-    def isinf(self, x: Any) -> Any:
-        return self.eq(self.abs(x), float("inf"))
-
-    def bits(self, x: Any) -> Any:
-        return self.s.bitcast(x, self.bits_t)
-
-    def from_bits(self, b: Any) -> Any:
-        return self.s.bitcast(b, self.dt)
-
-    def copysign(self, x: Any, y: Any) -> Any:
-        sign = 1 << (self.width - 1)
-        b = self.s.binary("or_", self.s.binary("and_", self.bits(x), sign - 1), self.s.binary("and_", self.bits(y), sign))
-        return self.from_bits(b)
-
-    def signbit(self, x: Any) -> Any:
-        return self.ne(self.s.binary("rshift", self.bits(x), self.width - 1), 0)
-
-    def poly(self, x: Any, coeffs: tuple[float, ...]) -> Any:
-        """sum coeffs[k] * x**k (Horner, highest degree first)."""
-        acc: Any = coeffs[-1]
-        for c in reversed(coeffs[:-1]):
-            acc = self.fma(acc, x, c) if isinstance(acc, tensor) else self.add(self.mul(x, acc), c)
-        return acc
-
-    def const(self, v: float) -> Any:
-        return self.s.full((), v, self.dt)
-
-
-def _float_fn(n_args: int = 1) -> Callable[[Callable[..., Any]], Any]:
-    """Make ``body(ops, *xs)`` a builtin over float tensors: f16/bf16 go through f32 and back,
-    integers are rejected as Triton's libdevice rejects them."""
-
-    def deco(body: Callable[..., Any]) -> Any:
-        def fn(*args: Any, _semantic: Semantic = NO_SEMANTIC) -> Any:
-            s = _semantic
-            if len(args) != n_args:
-                raise s.error(f"libdevice.{body.__name__} takes {n_args} argument(s), got {len(args)}")
-            xs = [s.to_tensor(a) for a in args]
-            if n_args > 1:
-                xs = list(s.broadcast_values(*xs))
-            dts = [x.dtype for x in xs]
-            for d in dts:
-                if not (isinstance(d, ScalarType) and d.is_float):
-                    raise s.error(f"libdevice.{body.__name__} expects floating-point tensors, got {d}")
-            wide = f64 if f64 in dts else f32
-            out = body(_Ops(s, wide), *[s.cast(x, wide) for x in xs])
-            narrow = dts[0] if all(d == dts[0] for d in dts) else wide
-            if isinstance(out, tensor) and out.dtype == wide and narrow != wide:
-                out = s.cast(out, narrow)
-            return out
-
-        fn.__name__ = fn.__qualname__ = body.__name__
-        fn.__doc__ = body.__doc__
-        return builtin(fn)
-
-    return deco
-
-
-def _direct(name: str, op: str, doc: str) -> Any:
-    """The libdevice function ``name`` that is the kl math op ``op`` itself."""
-
-    def body(o: _Ops, x: Any) -> Any:
-        return o.f(op, x)
-
-    body.__name__ = body.__qualname__ = name
-    body.__doc__ = doc
-    return _float_fn()(body)
-
-
-def _int32(o: _Ops, cond: Any) -> Any:
-    return o.s.cast(cond, i32)
-
-
 # --- classification and sign -------------------------------------------------------------
-@_float_fn()
-def isnan(o: _Ops, x: Any) -> Any:
+@float_fn()
+def isnan(o: Ops, x: Any) -> Any:
     """1 where ``x`` is NaN (int32)."""
-    return _int32(o, o.isnan(x))
+    return as_int32(o, o.isnan(x))
 
 
-@_float_fn()
-def isinf(o: _Ops, x: Any) -> Any:
+@float_fn()
+def isinf(o: Ops, x: Any) -> Any:
     """1 where ``x`` is +-infinity (int32)."""
-    return _int32(o, o.isinf(x))
+    return as_int32(o, o.isinf(x))
 
 
-@_float_fn()
-def isfinited(o: _Ops, x: Any) -> Any:
+@float_fn()
+def isfinited(o: Ops, x: Any) -> Any:
     """1 where ``x`` is finite (int32)."""
-    return _int32(o, o.lt(o.abs(x), float("inf")))
+    return as_int32(o, o.lt(o.abs(x), float("inf")))
 
 
 finitef = isfinited
 
 
-@_float_fn()
-def signbit(o: _Ops, x: Any) -> Any:
+@float_fn()
+def signbit(o: Ops, x: Any) -> Any:
     """1 where the sign bit of ``x`` is set (-0.0 and negative NaNs included; int32)."""
-    return _int32(o, o.signbit(x))
+    return as_int32(o, o.signbit(x))
 
 
-@_float_fn(2)
-def copysign(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def copysign(o: Ops, x: Any, y: Any) -> Any:
     """``|x|`` with the sign of ``y``."""
     return o.copysign(x, y)
 
 
-@_float_fn()
-def fabs(o: _Ops, x: Any) -> Any:
+@float_fn()
+def fabs(o: Ops, x: Any) -> Any:
     """``|x|``."""
     return o.abs(x)
 
 
 # --- rounding ------------------------------------------------------------------------------
-def _trunc(o: _Ops, x: Any) -> Any:
-    return o.where(o.lt(x, 0), o.f("ceil", x), o.f("floor", x))
-
-
-def _rint(o: _Ops, x: Any) -> Any:
-    fl = o.f("floor", x)
-    d = o.sub(x, fl)  # exact
-    half = o.mul(fl, 0.5)
-    even = o.eq(o.f("floor", half), half)
-    r = o.where(o.gt(d, 0.5), o.add(fl, 1.0), o.where(o.lt(d, 0.5), fl, o.where(even, fl, o.add(fl, 1.0))))
-    return o.where(o.isinf(x), x, o.copysign(r, x))
-
-
-def _round(o: _Ops, x: Any) -> Any:
-    t = _trunc(o, x)
+def _round(o: Ops, x: Any) -> Any:
+    t = trunc_(o, x)
     up = o.ge(o.abs(o.sub(x, t)), 0.5)
     return o.where(o.isinf(x), x, o.copysign(o.where(up, o.add(o.abs(t), 1.0), o.abs(t)), x))
 
 
-floor = _direct("floor", "floor", "Largest integer value not greater than ``x``.")
+floor = direct("floor", "floor", "Largest integer value not greater than ``x``.")
 
 
-ceil = _direct("ceil", "ceil", "Smallest integer value not less than ``x``.")
+ceil = direct("ceil", "ceil", "Smallest integer value not less than ``x``.")
 
 
-@_float_fn()
-def trunc(o: _Ops, x: Any) -> Any:
+@float_fn()
+def trunc(o: Ops, x: Any) -> Any:
     """``x`` rounded toward zero."""
-    return _trunc(o, x)
+    return trunc_(o, x)
 
 
-@_float_fn()
-def round(o: _Ops, x: Any) -> Any:  # libdevice's name (shadows the builtin in this module)
+@float_fn()
+def round(o: Ops, x: Any) -> Any:  # libdevice's name (shadows the builtin in this module)
     """``x`` rounded to the nearest integer, halfway cases away from zero."""
     return _round(o, x)
 
 
-@_float_fn()
-def rint(o: _Ops, x: Any) -> Any:
+@float_fn()
+def rint(o: Ops, x: Any) -> Any:
     """``x`` rounded to the nearest integer, halfway cases to even."""
-    return _rint(o, x)
+    return rint_(o, x)
 
 
 nearbyint = rint
 
 
-@_float_fn()
-def llrint(o: _Ops, x: Any) -> Any:
+@float_fn()
+def llrint(o: Ops, x: Any) -> Any:
     """``rint(x)`` as int64."""
-    return o.s.cast(_rint(o, x), i64)
+    return o.s.cast(rint_(o, x), i64)
 
 
-@_float_fn()
-def llround(o: _Ops, x: Any) -> Any:
+@float_fn()
+def llround(o: Ops, x: Any) -> Any:
     """``round(x)`` as int64."""
     return o.s.cast(_round(o, x), i64)
 
 
-@_float_fn(2)
-def fmod(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def fmod(o: Ops, x: Any, y: Any) -> Any:
     """C ``fmod``: ``x - trunc(x / y) * y``, exactly, with the sign of ``x``."""
     return o.s.binary("mod", x, y)
 
 
-@_float_fn(2)
-def fmin(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def fmin(o: Ops, x: Any, y: Any) -> Any:
     """Minimum; a NaN operand is ignored."""
     return o.s.minmax("min", x, y)
 
 
-@_float_fn(2)
-def fmax(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def fmax(o: Ops, x: Any, y: Any) -> Any:
     """Maximum; a NaN operand is ignored."""
     return o.s.minmax("max", x, y)
 
 
-@_float_fn(2)
-def fdim(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def fdim(o: Ops, x: Any, y: Any) -> Any:
     """``x - y`` if ``x > y``, else +0 (NaN if either is NaN)."""
     r = o.where(o.gt(x, y), o.sub(x, y), 0.0)
     return o.where(o.or_(o.isnan(x), o.isnan(y)), float("nan"), r)
 
 
-@_float_fn()
-def saturatef(o: _Ops, x: Any) -> Any:
+@float_fn()
+def saturatef(o: Ops, x: Any) -> Any:
     """``x`` clamped to [0, 1] (NaN gives 0)."""
     return o.where(o.gt(x, 0.0), o.where(o.lt(x, 1.0), x, 1.0), 0.0)
 
 
 # --- roots and powers ----------------------------------------------------------------------
-sqrt = _direct("sqrt", "sqrt_rn", "Square root (correctly rounded).")
+sqrt = direct("sqrt", "sqrt_rn", "Square root (correctly rounded).")
 
 
 sqrt_rn = sqrt
 
 
-rsqrt = _direct("rsqrt", "rsqrt", "``1 / sqrt(x)``.")
+rsqrt = direct("rsqrt", "rsqrt", "``1 / sqrt(x)``.")
 
 
-@_float_fn()
-def rcp_rn(o: _Ops, x: Any) -> Any:
+@float_fn()
+def rcp_rn(o: Ops, x: Any) -> Any:
     """``1 / x`` correctly rounded."""
     return o.s.div_rn(o.const(1.0), x)
 
 
-@_float_fn()
-def cbrt(o: _Ops, x: Any) -> Any:
+@float_fn()
+def cbrt(o: Ops, x: Any) -> Any:
     """Cube root (real, odd): ``exp2(log2|x| / 3)`` refined by one Newton step."""
     a = o.abs(x)
     r = o.f("exp2", o.div(o.f("log2", a), 3.0))
@@ -337,8 +192,8 @@ def cbrt(o: _Ops, x: Any) -> Any:
     return o.where(special, x, o.copysign(r, x))
 
 
-@_float_fn(2)
-def hypot(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def hypot(o: Ops, x: Any, y: Any) -> Any:
     """``sqrt(x*x + y*y)`` without overflow or underflow in the squares."""
     a, b = o.abs(x), o.abs(y)
     big, small = o.s.minmax("max", a, b), o.s.minmax("min", a, b)
@@ -349,13 +204,13 @@ def hypot(o: _Ops, x: Any, y: Any) -> Any:
     return o.where(o.or_(o.isinf(x), o.isinf(y)), float("inf"), r)
 
 
-@_float_fn(2)
-def pow(o: _Ops, x: Any, y: Any) -> Any:  # libdevice's name (shadows the builtin in this module)
+@float_fn(2)
+def pow(o: Ops, x: Any, y: Any) -> Any:  # libdevice's name (shadows the builtin in this module)
     """C ``pow``."""
     return o.s.power(x, y)
 
 
-powf = pow
+powf = fast_powf = pow
 
 
 @builtin
@@ -367,17 +222,17 @@ def powi(x: Any, y: Any, _semantic: Semantic = NO_SEMANTIC) -> Any:
 
 
 # --- exponentials and logarithms --------------------------------------------------------------
-exp = _direct("exp", "exp", "``e**x``.")
+exp = direct("exp", "exp", "``e**x``.")
 
 
 fast_expf = exp
 
 
-exp2 = _direct("exp2", "exp2", "``2**x``.")
+exp2 = direct("exp2", "exp2", "``2**x``.")
 
 
-@_float_fn()
-def exp10(o: _Ops, x: Any) -> Any:
+@float_fn()
+def exp10(o: Ops, x: Any) -> Any:
     """``10**x``: ``exp2`` of ``x * log2(10)``, with the product's rounding error (exact, from an
     fma) and the constant's own applied as a first-order correction."""
     lg = float(_LOG2_10) if o.dt == f64 else float(np.float32(float(_LOG2_10)))
@@ -392,26 +247,26 @@ def exp10(o: _Ops, x: Any) -> Any:
 fast_exp10f = exp10
 
 
-@_float_fn()
-def expm1(o: _Ops, x: Any) -> Any:
+@float_fn()
+def expm1(o: Ops, x: Any) -> Any:
     """``e**x - 1``, accurate near 0."""
     return _expm1(o, x)
 
 
-log = _direct("log", "log", "Natural logarithm.")
+log = direct("log", "log", "Natural logarithm.")
 
 
 fast_logf = log
 
 
-log2 = _direct("log2", "log2", "Base-2 logarithm.")
+log2 = direct("log2", "log2", "Base-2 logarithm.")
 
 
 fast_log2f = log2
 
 
-@_float_fn()
-def log10(o: _Ops, x: Any) -> Any:
+@float_fn()
+def log10(o: Ops, x: Any) -> Any:
     """Base-10 logarithm."""
     return o.mul(o.f("log2", x), _m.log10(2.0))
 
@@ -419,27 +274,27 @@ def log10(o: _Ops, x: Any) -> Any:
 fast_log10f = log10
 
 
-@_float_fn()
-def log1p(o: _Ops, x: Any) -> Any:
+@float_fn()
+def log1p(o: Ops, x: Any) -> Any:
     """``log(1 + x)``, accurate near 0."""
     return _log1p(o, x)
 
 
 # --- trigonometric and hyperbolic ------------------------------------------------------------
-sin = _direct("sin", "sin", "Sine.")
+sin = direct("sin", "sin", "Sine.")
 
 
 fast_sinf = sin
 
 
-cos = _direct("cos", "cos", "Cosine.")
+cos = direct("cos", "cos", "Cosine.")
 
 
 fast_cosf = cos
 
 
-@_float_fn()
-def tan(o: _Ops, x: Any) -> Any:
+@float_fn()
+def tan(o: Ops, x: Any) -> Any:
     """Tangent (``sin / cos``; +-0 kept)."""
     return o.where(o.eq(x, 0.0), x, o.div(o.f("sin", x), o.f("cos", x)))
 
@@ -447,7 +302,7 @@ def tan(o: _Ops, x: Any) -> Any:
 fast_tanf = tan
 
 
-def _atan_pos(o: _Ops, a: Any) -> Any:
+def _atan_pos(o: Ops, a: Any) -> Any:
     """atan of a non-negative tensor (inf gives pi/2)."""
     if o.dt == f32:  # Cephes atanf: reduce to |t| <= tan(pi/8), odd polynomial
         big = o.gt(a, 2.414213562373095)
@@ -467,15 +322,15 @@ def _atan_pos(o: _Ops, a: Any) -> Any:
     return o.where(inv, o.sub(_m.pi / 2, r), r)
 
 
-@_float_fn()
-def atan(o: _Ops, x: Any) -> Any:
+@float_fn()
+def atan(o: Ops, x: Any) -> Any:
     """Arc tangent."""
     r = _atan_pos(o, o.abs(x))
     return o.where(o.isnan(x), x, o.copysign(r, x))
 
 
-@_float_fn(2)
-def atan2(o: _Ops, y: Any, x: Any) -> Any:
+@float_fn(2)
+def atan2(o: Ops, y: Any, x: Any) -> Any:
     """Angle of the point ``(x, y)`` in (-pi, pi], with C's signed zeros and infinities."""
     ax, ay = o.abs(x), o.abs(y)
     swap = o.gt(ay, ax)
@@ -491,12 +346,12 @@ def atan2(o: _Ops, y: Any, x: Any) -> Any:
     return o.where(o.or_(o.isnan(x), o.isnan(y)), float("nan"), r)
 
 
-def _asin_small(o: _Ops, a: Any) -> Any:
+def _asin_small(o: Ops, a: Any) -> Any:
     """asin for 0 <= a <= 0.5."""
     return _atan_pos(o, o.div(a, o.f("sqrt_rn", o.mul(o.sub(1.0, a), o.add(1.0, a)))))
 
 
-def _asin_pos(o: _Ops, a: Any) -> Any:
+def _asin_pos(o: Ops, a: Any) -> Any:
     """asin for 0 <= a <= 1 (NaN beyond)."""
     w = o.f("sqrt_rn", o.mul(o.sub(1.0, o.s.minmax("min", a, 1.0)), 0.5))
     big = o.sub(_m.pi / 2, o.mul(_asin_small(o, w), 2.0))
@@ -504,14 +359,14 @@ def _asin_pos(o: _Ops, a: Any) -> Any:
     return o.where(o.gt(a, 1.0), float("nan"), r)
 
 
-@_float_fn()
-def asin(o: _Ops, x: Any) -> Any:
+@float_fn()
+def asin(o: Ops, x: Any) -> Any:
     """Arc sine (NaN outside [-1, 1])."""
     return o.where(o.isnan(x), x, o.copysign(_asin_pos(o, o.abs(x)), x))
 
 
-@_float_fn()
-def acos(o: _Ops, x: Any) -> Any:
+@float_fn()
+def acos(o: Ops, x: Any) -> Any:
     """Arc cosine (NaN outside [-1, 1])."""
     a = o.abs(x)
     w = o.f("sqrt_rn", o.mul(o.sub(1.0, o.s.minmax("min", a, 1.0)), 0.5))
@@ -521,7 +376,7 @@ def acos(o: _Ops, x: Any) -> Any:
     return o.where(o.or_(o.gt(a, 1.0), o.isnan(x)), float("nan"), r)
 
 
-def _expm1(o: _Ops, x: Any) -> Any:
+def _expm1(o: Ops, x: Any) -> Any:
     """Taylor series for |x| <= 0.5 (no cancellation, independent of the backend's ``exp``
     accuracy near 0), ``exp(x) - 1`` beyond."""
     terms = 11 if o.dt == f32 else 18
@@ -530,7 +385,7 @@ def _expm1(o: _Ops, x: Any) -> Any:
     return o.where(o.isnan(x), x, r)
 
 
-def _log1p(o: _Ops, x: Any) -> Any:
+def _log1p(o: Ops, x: Any) -> Any:
     """``2 atanh(s)``, ``s = x / (2 + x)``, as an odd series for x in [-0.3, 0.5] (|s| < 0.2: no
     cancellation, independent of the backend's ``log`` accuracy near 1); ``log(1 + x)`` beyond."""
     terms = 7 if o.dt == f32 else 13
@@ -541,12 +396,12 @@ def _log1p(o: _Ops, x: Any) -> Any:
     return o.where(o.eq(x, float("inf")), x, r)
 
 
-def _large(o: _Ops) -> float:
+def _large(o: Ops) -> float:
     return 9.0 if o.dt == f32 else 19.0  # beyond: e**-a is below half an ulp of e**a
 
 
-@_float_fn()
-def sinh(o: _Ops, x: Any) -> Any:
+@float_fn()
+def sinh(o: Ops, x: Any) -> Any:
     """Hyperbolic sine."""
     a = o.abs(x)
     em = _expm1(o, a)
@@ -556,8 +411,8 @@ def sinh(o: _Ops, x: Any) -> Any:
     return o.where(o.isnan(x), x, o.copysign(r, x))
 
 
-@_float_fn()
-def cosh(o: _Ops, x: Any) -> Any:
+@float_fn()
+def cosh(o: Ops, x: Any) -> Any:
     """Hyperbolic cosine."""
     a = o.abs(x)
     e = o.f("exp", a)
@@ -566,11 +421,11 @@ def cosh(o: _Ops, x: Any) -> Any:
     return o.where(o.gt(a, _large(o)), o.mul(o.mul(h, 0.5), h), small)
 
 
-tanh = _direct("tanh", "tanh", "Hyperbolic tangent.")
+tanh = direct("tanh", "tanh", "Hyperbolic tangent.")
 
 
-@_float_fn()
-def asinh(o: _Ops, x: Any) -> Any:
+@float_fn()
+def asinh(o: Ops, x: Any) -> Any:
     """Inverse hyperbolic sine."""
     a = o.abs(x)
     huge = 1.0e8 if o.dt == f32 else 1.0e17
@@ -580,8 +435,8 @@ def asinh(o: _Ops, x: Any) -> Any:
     return o.where(o.isnan(x), x, o.copysign(r, x))
 
 
-@_float_fn()
-def acosh(o: _Ops, x: Any) -> Any:
+@float_fn()
+def acosh(o: Ops, x: Any) -> Any:
     """Inverse hyperbolic cosine (NaN below 1)."""
     huge = 1.0e8 if o.dt == f32 else 1.0e17
     t = o.sub(x, 1.0)
@@ -590,8 +445,8 @@ def acosh(o: _Ops, x: Any) -> Any:
     return o.where(o.lt(x, 1.0), float("nan"), r)
 
 
-@_float_fn()
-def atanh(o: _Ops, x: Any) -> Any:
+@float_fn()
+def atanh(o: Ops, x: Any) -> Any:
     """Inverse hyperbolic tangent (+-inf at +-1, NaN beyond)."""
     a = o.abs(x)
     r = o.mul(_log1p(o, o.div(o.mul(a, 2.0), o.sub(1.0, a))), 0.5)
@@ -599,7 +454,7 @@ def atanh(o: _Ops, x: Any) -> Any:
     return o.where(o.isnan(x), x, o.copysign(r, x))
 
 
-erf = _direct("erf", "erf", "Error function.")
+erf = direct("erf", "erf", "Error function.")
 
 
 # Chebyshev fit of erfc(z) = t * exp(-z*z + P(t)), t = 1 / (1 + z/2), z >= 0: relative error below
@@ -608,8 +463,8 @@ _ERFC = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.2788680
          -0.82215223, 0.17087277)  # fmt: skip
 
 
-@_float_fn()
-def erfc(o: _Ops, x: Any) -> Any:
+@float_fn()
+def erfc(o: Ops, x: Any) -> Any:
     """Complementary error function ``1 - erf(x)``, accurate where it is tiny (float32 and
     narrower; float64 is a compile error: this fit has float32 accuracy)."""
     if o.dt == f64:
@@ -635,8 +490,8 @@ _ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 
                 0.00943887047, 1.00167406, 2.83297682)  # fmt: skip
 
 
-@_float_fn()
-def erfinv(o: _Ops, x: Any) -> Any:
+@float_fn()
+def erfinv(o: Ops, x: Any) -> Any:
     """Inverse error function on (-1, 1) (+-inf at +-1, NaN beyond); float32 accuracy, so float64
     input is a compile error."""
     if o.dt == f64:
@@ -651,26 +506,26 @@ def erfinv(o: _Ops, x: Any) -> Any:
 
 
 # --- exact arithmetic and scaling -------------------------------------------------------------
-@_float_fn(2)
-def add_rn(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def add_rn(o: Ops, x: Any, y: Any) -> Any:
     """``x + y`` rounded to nearest even (IEEE addition)."""
     return o.add(x, y)
 
 
-@_float_fn(2)
-def sub_rn(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def sub_rn(o: Ops, x: Any, y: Any) -> Any:
     """``x - y`` rounded to nearest even."""
     return o.sub(x, y)
 
 
-@_float_fn(2)
-def mul_rn(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def mul_rn(o: Ops, x: Any, y: Any) -> Any:
     """``x * y`` rounded to nearest even."""
     return o.mul(x, y)
 
 
-@_float_fn(2)
-def div_rn(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def div_rn(o: Ops, x: Any, y: Any) -> Any:
     """``x / y`` correctly rounded."""
     return o.s.div_rn(x, y)
 
@@ -678,8 +533,8 @@ def div_rn(o: _Ops, x: Any, y: Any) -> Any:
 fast_dividef = div_rn
 
 
-@_float_fn(3)
-def fma_rn(o: _Ops, x: Any, y: Any, z: Any) -> Any:
+@float_fn(3)
+def fma_rn(o: Ops, x: Any, y: Any, z: Any) -> Any:
     """``x * y + z`` with one rounding."""
     return o.fma(x, y, z)
 
@@ -687,8 +542,8 @@ def fma_rn(o: _Ops, x: Any, y: Any, z: Any) -> Any:
 fma = fma_rn
 
 
-@_float_fn(2)
-def nextafter(o: _Ops, x: Any, y: Any) -> Any:
+@float_fn(2)
+def nextafter(o: Ops, x: Any, y: Any) -> Any:
     """The next representable value after ``x`` toward ``y``."""
     b = o.bits(x)
     toward_zero = o.ne(o.gt(x, y), o.lt(x, 0.0))  # moving toward zero decrements |x|'s bits
@@ -698,4 +553,3 @@ def nextafter(o: _Ops, x: Any, y: Any) -> Any:
     r = o.where(o.eq(x, 0.0), o.copysign(tiny, o.sub(y, x)), r)
     r = o.where(o.eq(x, y), y, r)
     return o.where(o.or_(o.isnan(x), o.isnan(y)), float("nan"), r)
-
