@@ -344,10 +344,10 @@ class LaneMixin(CallMixin, ControlFlowMixin):
             self.scope[node.target.id] = extra[0]
 
     # --- for -----------------------------------------------------------------------------------
-    def scf_for(self, node: ast.For, lb: Any, ub: Any, step: Any) -> None:
+    def scf_for(self, node: ast.For, lb: Any, ub: Any, step: Any, disable_licm: bool = False) -> None:
         per_lane = [b for b in (lb, ub, step) if is_tensor(b) and b.shape]
         if not self.lanes or not per_lane:
-            super().scf_for(node, lb, ub, step)
+            super().scf_for(node, lb, ub, step, disable_licm)
             return
         if not isinstance(node.target, ast.Name):
             raise self.unsupported(node.target, "tuple targets in a range loop")

@@ -69,7 +69,7 @@ class _BlockTypeMeta(type):
     def __instancecheck__(cls, obj: Any) -> bool:
         return isinstance(obj, TileType)
 
-    def __call__(cls, element_ty: Any, shape: Any) -> TileType:  # type: ignore[override]
+    def __call__(cls, element_ty: Any, shape: Any) -> TileType:
         from kdsl.language.core import unwrap_constexpr as _u
 
         elem = _u(element_ty)
@@ -129,7 +129,7 @@ class _SliceMeta(type):
     def __instancecheck__(cls, obj: Any) -> bool:
         return isinstance(obj, builtins.slice)
 
-    def __call__(cls, start: Any, stop: Any, step: Any) -> builtins.slice:  # type: ignore[override]
+    def __call__(cls, start: Any, stop: Any, step: Any) -> builtins.slice:
         from kdsl.language.core import unwrap_constexpr as _u
 
         return builtins.slice(_u(start), _u(stop), _u(step))
@@ -144,7 +144,7 @@ class _TupleMeta(type):
     def __instancecheck__(cls, obj: Any) -> bool:
         return isinstance(obj, builtins.tuple)
 
-    def __call__(cls, args: Any, type: Any = None) -> builtins.tuple[Any, ...]:  # type: ignore[override]
+    def __call__(cls, args: Any, type: Any = None) -> builtins.tuple[Any, ...]:
         return builtins.tuple(args)
 
 
