@@ -69,5 +69,6 @@ def test_plain_pointer_arithmetic_does_not_reach_recorded_arrays() -> None:
         x, out = kdsl.zeros(4), kdsl.zeros(1)
         other = kdsl.tensor(np.arange(4, dtype=np.float32))
         delta = (other.data_ptr() - x.data_ptr()) // 4
-        with pytest.raises(OutOfBoundsError, match="relative to argument 'x_ptr'"):
+        # the report names the argument nearest the address, which depends on the allocator
+        with pytest.raises(OutOfBoundsError, match="relative to argument '(x_ptr|out_ptr)'"):
             _far_load[(1,)](x, out, delta)

@@ -66,16 +66,17 @@ def test_local_memory_larger_than_the_device_has(name: str, block: int) -> None:
 
 @pytest.mark.parametrize("name", ["cpu", "opencl"])
 def test_private_memory_larger_than_the_thread_stack(name: str) -> None:
-    """8 MiB of private arrays in one work-item segfaulted both backends before the check."""
+    """8 MiB of private arrays in one work-item segfaulted both backends before the check (a float64
+    tile of Triton's largest size, kl.TRITON_MAX_TENSOR_NUMEL elements, is 8 MiB)."""
     _use(name)
-    x = np.ones(1 << 21, np.float32)
+    x = np.ones(1 << 20, np.float64)
     out = np.zeros_like(x)
     with kdsl.backend(name), pytest.raises(CompilationError, match="bytes of private memory per work-group"):
-        normalise_kernel[(1,)](x, out, BLOCK=1 << 21, num_threads=1)
-    small = np.zeros(1 << 12, np.float32)
+        normalise_kernel[(1,)](x, out, BLOCK=1 << 20, num_threads=1)
+    small = np.zeros(1 << 12, np.float64)
     with kdsl.backend(name):
         normalise_kernel[(1,)](x[: 1 << 12], small, BLOCK=1 << 12, num_threads=1)  # still usable afterwards
-    np.testing.assert_array_equal(small, np.full(1 << 12, 1 / (1 << 12), np.float32))
+    np.testing.assert_array_equal(small, np.full(1 << 12, 1 / (1 << 12)))
 
 
 @pytest.mark.parametrize("name", ["opencl", "vulkan"])
