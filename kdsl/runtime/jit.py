@@ -31,6 +31,7 @@ from kdsl.runtime.sanitize import sanitize_enabled
 
 if TYPE_CHECKING:
     from kdsl.runtime.compile import Compiled
+    from kdsl.runtime.warmup import WarmedKernel
 
 _MISSING = object()
 _debug_env = env_flag_reader("KDSL_DEBUG")
@@ -163,6 +164,22 @@ class KernelFunction:
         if 0 not in grid3:
             launch(grid3, values)
         return None
+
+    def warmup(self, *args: Any, grid: Any, **kwargs: Any) -> WarmedKernel:
+        """Compile (or fetch from the caches) the specialisation these arguments select, without
+        running it: Triton's ``JITFunction.warmup``. Arrays only give their dtype and alignment.
+        The result reports what the compiler produced and launches like the kernel."""
+        from kdsl.runtime.warmup import WarmedKernel
+
+        binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
+        argmod.normalize_grid(grid, dict(binding.values), self.__name__)
+        backend = resolve_backend()
+        specs, _ = argmod.specialize(binding, self.constexpr_names, self.do_not_specialize, self.__name__,
+                                     self.do_not_specialize_on_alignment)
+        options = launch_options(binding.options, self.__name__)
+        sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
+        compiled = self._compiled(backend, specs, options, self._debug(), sanitize)
+        return WarmedKernel(self, compiled, specs, options, backend.name)
 
     def _run_slow(self, args: Sequence[Any], kwargs: dict[str, Any], grid: Any, key: Any = None) -> None:
         """The fully checked launch: errors, compilation, and building the fast launcher."""

@@ -174,8 +174,14 @@ def do_bench(
     fn()
     _synchronize()
     cache = _flush_buffer(flush_bytes()) if flush and flush_bytes() > 0 else None
-    estimate = sum(clock.time(fn) for _ in range(5)) / 5
-    estimate = max(estimate, 1e-6)
+    # The estimate is the wall time of a whole timed iteration (cache flush included), as Triton's:
+    # with fn's own time alone a ~0 ms fn would be repeated rep / 1e-6 times, each after a flush.
+    start = time.perf_counter()
+    for _ in range(5):
+        if cache is not None:
+            cache.fill(0)
+        clock.time(fn)
+    estimate = max((time.perf_counter() - start) * 1e3 / 5, 1e-6)
     n_warmup = max(1, int(warmup / estimate))
     n_repeat = max(1, int(rep / estimate))
     if max_repeats is not None:

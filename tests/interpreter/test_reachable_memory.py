@@ -70,5 +70,5 @@ def test_plain_pointer_arithmetic_does_not_reach_recorded_arrays() -> None:
         other = kdsl.tensor(np.arange(4, dtype=np.float32))
         delta = (other.data_ptr() - x.data_ptr()) // 4
         # the report names the argument nearest the address, which depends on the allocator
-        with pytest.raises(OutOfBoundsError, match="relative to argument '(x_ptr|out_ptr)'"):
+        with pytest.raises(OutOfBoundsError, match=r"relative to argument '(x_ptr|out_ptr)'"):
             _far_load[(1,)](x, out, delta)

@@ -1,0 +1,130 @@
+"""``kernel.warmup(...)``: compile a specialisation without running it (Triton's ``JITFunction.warmup``).
+
+Why: Triton's tutorials compile ahead of the first launch to read what the compiler decided
+(tutorial 02 sizes its persistent grid from ``kernel.n_regs`` and ``kernel.metadata.shared``)
+and to print the generated code (``kernel.asm[...]``); ahead-of-time warming also moves the
+compile out of a timed region. :class:`WarmedKernel` answers those questions for kdsl's
+backends and is launchable itself (``warmed[grid](*args)``), like Triton's ``CompiledKernel``.
+
+``asm`` maps stage names to text: ``"ttir"`` (the tile IR from the frontend) and ``"ttgir"``
+(after the optimiser), Triton's names for the matching levels, plus every artefact the backend
+keeps (``wi.mlir``, ``kernel.cl``, ``kernel.ll``, SPIR-V as bytes). ``metadata.shared`` is the
+kernel's ``__local`` memory in bytes (0 on backends that have none); ``n_regs`` is the target's
+vector registers per work-item -- kdsl leaves register allocation to the device compiler, so
+it is the budget the code generator blocks for, not a count reported by a driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kdsl.frontend.specialization import ParamSpec
+    from kdsl.runtime.backend import LaunchOptions
+    from kdsl.runtime.compile import Compiled
+    from kdsl.runtime.jit import KernelFunction
+
+
+@dataclass(eq=False)
+class WarmedKernel:
+    """A compiled specialisation (see the module doc)."""
+
+    fn: KernelFunction
+    compiled: Compiled
+    specs: list[ParamSpec]
+    options: LaunchOptions
+    backend: str
+
+    @property
+    def name(self) -> str:
+        return self.fn.__name__
+
+    @cached_property
+    def _files(self) -> dict[str, Any]:
+        """The backend's own stages: its cache artefacts, else what its kernel object keeps."""
+        from kdsl.ir.printer import print_op
+        from kdsl.runtime.backend import ArtifactKernel
+
+        kernel = self.compiled.kernel
+        if isinstance(kernel, ArtifactKernel):
+            files, _ = kernel.artifacts()
+            return {name: _text(data) for name, data in files.items()}
+        out: dict[str, Any] = {}
+        stages = getattr(kernel, "stages", None)
+        if stages is not None and getattr(stages, "wi_module", None) is not None:
+            out["wi.mlir"] = print_op(stages.wi_module)
+        rendered = getattr(stages, "rendered", None)
+        if rendered is not None:
+            out["llir"] = rendered.ir  # the cpu backend's LLVM IR
+        spirv = getattr(kernel, "spirv", None)
+        if spirv is not None:
+            out["spirv"] = spirv.binary
+            out["local_bytes"] = spirv.local_bytes
+        return out
+
+    @cached_property
+    def asm(self) -> dict[str, Any]:
+        """Stage name -> generated code (see the module doc)."""
+        from kdsl.ir.printer import print_op
+
+        module, _ = self.fn.compile_module(self.specs, optimize=False)
+        out: dict[str, Any] = {"ttir": print_op(module)}
+        module, _ = self.fn.compile_module(self.specs, optimize=True)
+        out["ttgir"] = print_op(module)
+        out.update((k, v) for k, v in self._files.items() if k != "local_bytes")
+        return out
+
+    @cached_property
+    def metadata(self) -> SimpleNamespace:
+        """Triton's ``CompiledKernel.metadata`` fields that mean something here."""
+        extra = dict(self.options.extra)
+        return SimpleNamespace(
+            name=self.name,
+            shared=self._local_bytes(),
+            num_warps=extra.get("num_warps", 4),
+            num_stages=extra.get("num_stages", 3),
+            num_ctas=1,
+            num_threads=self.options.num_threads,
+            backend=self.backend,
+        )
+
+    @property
+    def n_regs(self) -> int:
+        from kdsl.target import target_for
+
+        return target_for(self.backend).registers
+
+    n_spills: int = 0
+
+    def _init_handles(self) -> None:
+        """Triton loads the binary lazily here; kdsl's kernel is loaded already."""
+
+    def _local_bytes(self) -> int:
+        if "local_bytes" in self._files:
+            return int(self._files["local_bytes"])
+        wi = self._files.get("wi.mlir")
+        if not isinstance(wi, str):
+            return 0
+        from kdsl.ir.parser import parse_module
+
+        return sum(int(op.attributes.get("local_bytes", 0)) for op in parse_module(wi).body.ops)
+
+    def __getitem__(self, grid: Any) -> Callable[..., None]:
+        def launch(*args: Any, **kwargs: Any) -> None:
+            self.fn[grid](*args, **kwargs)
+
+        return launch
+
+
+def _text(data: bytes) -> str | bytes:
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return data
+
+
+__all__ = ["WarmedKernel"]
