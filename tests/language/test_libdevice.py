@@ -20,6 +20,7 @@ import kdsl
 import kdsl.language as kl
 from kdsl.errors import CompilationError
 from kdsl.language.extra import libdevice
+from kdsl.language.extra.cuda import libdevice as cuda_libdevice
 
 
 def _inputs(dtype: type, lo: float, hi: float, n: int = 2000, log: bool = False) -> np.ndarray:
@@ -238,3 +239,19 @@ def test_float64_is_refused(name: str) -> None:
     x = np.zeros(1, np.float64)
     with pytest.raises(CompilationError, match=f"libdevice.{name}: float64 is not available"):
         unary_kernel[(1,)](x, x, 1, FN=getattr(libdevice, name), BLOCK=1)
+
+
+@kdsl.kernel
+def cuda_path_kernel(x_ptr, out_ptr, BLOCK: kl.constexpr):
+    r = kl.arange(0, BLOCK)
+    x = kl.load(x_ptr + r)
+    kl.store(out_ptr + r, kl.extra.cuda.libdevice.asin(x) + cuda_libdevice.acos(x))
+
+
+def test_cuda_import_path(backend: str) -> None:
+    """Kernels written for Triton's NVIDIA backend reach libdevice as ``extra.cuda.libdevice``."""
+    assert cuda_libdevice is libdevice
+    x = np.linspace(-1, 1, 16, dtype=np.float32)
+    out = np.zeros_like(x)
+    cuda_path_kernel[(1,)](x, out, BLOCK=16)
+    np.testing.assert_allclose(out, np.arcsin(x) + np.arccos(x), rtol=1e-5, atol=1e-6)
