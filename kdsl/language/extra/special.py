@@ -452,8 +452,8 @@ def _j(o: Ops, x: Any, order: int) -> Any:
     small = _bessel_small(o, o.s.minmax("min", a, o.const(8.0)))[order]
     r = o.where(o.le(a, 8.0), small, _bessel_large(o, a, order)[0])
     if order == 1:
-        r = o.where(o.signbit(x), o.s.unary("neg", r), r)  # odd
-    return o.where(o.isnan(x), x, r)
+        r = o.where(o.signbit(x), o.s.unary("neg", r), r)  # odd (+0 at -inf, as C's j1)
+    return o.where(o.isnan(x), x, o.where(o.isinf(x), 0.0, r))
 
 
 def _y(o: Ops, x: Any, order: int) -> Any:
