@@ -21,9 +21,9 @@ functions, bit casts), ``rounding.py`` (``add/sub/mul/div/rcp/sqrt`` ``_rz/_rd/_
 ``fma_r*``, bit-exact), ``convert.py`` (float <-> integer and f64 -> f32 conversions in the four
 rounding modes, bit-exact), ``elementary.py`` (``sinpi``/``cospi``, norms, ``ldexp``/``ilogb``,
 ``remainder``, ``rsqrt_rn``), ``special.py`` (``lgamma``/``tgamma``, ``erfc``/``erfcx``/
-``erfinv``/``erfcinv``/``normcdf``/``normcdfinv``); ``common.py`` holds the scaffolding they
-share. Names Triton's libdevice has and kdsl does not -- the Bessel functions (``j0``/``j1``/
-``jn``/``y0``/``y1``/``yn``/``cyl_bessel_i0``/``i1``), ``rcp64h``, f64 ``fma_r*`` -- are missing
+``erfinv``/``erfcinv``/``normcdf``/``normcdfinv``, the Bessel functions ``j0``/``j1``/``y0``/
+``y1``/``jn``/``yn``/``cyl_bessel_i0``/``i1``); ``common.py`` holds the scaffolding they share.
+Names Triton's libdevice has and kdsl does not -- ``rcp64h`` and the f64 ``fma_r*`` -- are missing
 attributes: a compile error at the call.
 """
 

@@ -1,6 +1,7 @@
 """libdevice's special functions (re-exported by :mod:`kdsl.language.extra.libdevice`): the gamma
 functions ``lgamma``/``tgamma``, the error-function family ``erfc``/``erfcx``/``erfinv``/
-``erfcinv``/``normcdf``/``normcdfinv``, and the Bessel functions.
+``erfcinv``/``normcdf``/``normcdfinv``, and the Bessel functions ``j0``/``j1``/``y0``/``y1``/
+``jn``/``yn``/``cyl_bessel_i0``/``cyl_bessel_i1``.
 
 Why written this way: like the rest of libdevice, each function is one formula on kl operations
 (so every backend has it), and each is arranged so that its accuracy does not hinge on a rounding
@@ -10,7 +11,7 @@ derivative (``1 - x`` in a reflection, ``x + n`` in a recurrence, ``-x / sqrt(2)
 applied as a first-order correction. What remains is the backend's ``exp``/``log``/``pow``/``sin``
 accuracy (see libdevice's module doc; on vulkan f32 that is GLSL.std.450's).
 
-Methods (measured accuracy in ``tests/language/test_libdevice_special.py``):
+Methods (accuracy measured against mpmath in ``tests/language/test_libdevice_special*.py``):
 
 - ``lgamma``: Taylor series of ``lgamma(2 + z)`` (coefficients ``(-1)**k (zeta(k) - 1) / k``) on
   |z| <= 1/2, reached from (0, 8) by at most six exact steps of ``lgamma(x + 1) = lgamma(x) +
@@ -28,6 +29,17 @@ Methods (measured accuracy in ``tests/language/test_libdevice_special.py``):
   the tail, the asymptotic ``x**2 ~ w + log 2 - log(x sqrt(pi))``) refined by Halley steps on
   ``erf`` (|result| < 1/2) or on the scaled ``erfcx`` (the tails, down to the smallest subnormal).
   ``erfc``/``erfinv`` on float32 keep their float32 approximations.
+- ``j0``/``j1``/``y0``/``y1``: polynomial fits (mpmath) in ``x*x`` up to 8 -- J0 and J1 as a fit
+  times ``prod (x*x - z*z)`` over their first three zeros, each zero an exact pair, so J keeps
+  relative accuracy at its zeros; Y as ``2/pi log(x) J(x)`` plus a fit, so near Y's zeros its error
+  is absolute (a few eps) -- and the Hankel asymptotic forms with fitted ``P``/``Q`` beyond 8,
+  their phase taken from ``sin(x)``/``cos(x)`` themselves. ``cyl_bessel_i0``/``i1``: the Taylor
+  series (positive terms) up to 8, then a fit of ``sqrt(x) e**-x I(x)`` in ``8/x``.
+- ``jn(n, x)``/``yn(n, x)`` (int32 ``n``, as Triton): ``yn`` by forward recurrence from Y0 and Y1
+  (stable: Y grows with the order); ``jn`` forward where ``n < |x|``, else by Miller's backward
+  recurrence normalised by J0 or J1, rescaled by exact powers of two, and by the series' first
+  term for |x| < 2**-30. Both recur in an ``scf.for`` whose trip count is the tile's largest order
+  (the order is a run-time value per element).
 """
 
 from __future__ import annotations
