@@ -81,7 +81,7 @@ REFERENCE: dict[str, Callable[[float], float]] = {
     "normcdf": lambda v: float(mpmath.ncdf(v)),
     "erfinv": lambda v: v if v == 0 else float(mpmath.erfinv(v)) if abs(v) < 1 else math.copysign(math.inf, v) if abs(v) == 1 else math.nan,
     "erfcinv": _erfcinv,
-    "normcdfinv": lambda p: -math.sqrt(2) * _erfcinv(2 * p),
+    "normcdfinv": lambda p: 0.0 if p == 0.5 else -math.sqrt(2) * _erfcinv(2 * p),
 }
 AT_INF = {"lgamma": (math.inf, math.inf), "tgamma": (math.inf, math.nan), "erfc": (0.0, 2.0), "erfcx": (0.0, math.inf),
           "normcdf": (1.0, 0.0)}  # fmt: skip

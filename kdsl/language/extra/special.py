@@ -352,8 +352,9 @@ def erfcinv(o: Ops, y: Any) -> Any:
 
 @float_fn()
 def normcdfinv(o: Ops, p: Any) -> Any:
-    """Inverse of ``normcdf`` on (0, 1): ``-sqrt(2) erfcinv(2p)`` (-inf at 0, +inf at 1)."""
-    return o.mul(_erfcinv(o, o.mul(p, 2.0)), -_m.sqrt(2.0))
+    """Inverse of ``normcdf`` on (0, 1): ``-sqrt(2) erfcinv(2p)`` (-inf at 0, +inf at 1, +0 at 1/2)."""
+    r = o.mul(_erfcinv(o, o.mul(p, 2.0)), -_m.sqrt(2.0))
+    return o.where(o.eq(r, 0.0), 0.0, r)
 
 
 # --- Bessel functions ----------------------------------------------------------------------------
