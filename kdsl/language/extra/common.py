@@ -10,6 +10,7 @@ functions, ``bits.py`` for integers), and all of them build on the same few piec
 
 from __future__ import annotations
 
+import math as _m
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -223,3 +224,24 @@ def ldexp_(o: Ops, x: Any, n: Any) -> Any:
         n = s.binary("sub", n, step)
     n = s.minmax("max", s.minmax("min", n, emax), emin)
     return o.mul(x, pow2(o, n))
+
+
+# --- series shared by several modules ---------------------------------------------------------
+def expm1_(o: Ops, x: Any) -> Any:
+    """Taylor series for |x| <= 0.5 (no cancellation, independent of the backend's ``exp``
+    accuracy near 0), ``exp(x) - 1`` beyond."""
+    terms = 11 if o.dt == f32 else 18
+    series = o.mul(x, o.poly(x, tuple(1.0 / _m.factorial(k + 1) for k in range(terms))))
+    r = o.where(o.le(o.abs(x), 0.5), series, o.sub(o.f("exp", x), 1.0))
+    return o.where(o.isnan(x), x, r)
+
+
+def log1p_(o: Ops, x: Any) -> Any:
+    """``2 atanh(s)``, ``s = x / (2 + x)``, as an odd series for x in [-0.3, 0.5] (|s| < 0.2: no
+    cancellation, independent of the backend's ``log`` accuracy near 1); ``log(1 + x)`` beyond."""
+    terms = 7 if o.dt == f32 else 13
+    t = o.div(x, o.add(x, 2.0))
+    series = o.mul(o.mul(t, 2.0), o.poly(o.mul(t, t), tuple(1.0 / (2 * k + 1) for k in range(terms))))
+    near = o.and_(o.ge(x, -0.3), o.le(x, 0.5))
+    r = o.where(near, series, o.f("log", o.add(x, 1.0)))
+    return o.where(o.eq(x, float("inf")), x, r)

@@ -20,11 +20,11 @@ The library is split by subject; this module re-exports the others: ``bits.py`` 
 functions, bit casts), ``rounding.py`` (``add/sub/mul/div/rcp/sqrt`` ``_rz/_rd/_ru`` and f32
 ``fma_r*``, bit-exact), ``convert.py`` (float <-> integer and f64 -> f32 conversions in the four
 rounding modes, bit-exact), ``elementary.py`` (``sinpi``/``cospi``, norms, ``ldexp``/``ilogb``,
-``remainder``, ``rsqrt_rn``); ``common.py`` holds the scaffolding they share. Names Triton's
-libdevice has and kdsl does not -- the Bessel functions (``j0``/``j1``/``jn``/``y0``/``y1``/``yn``/
-``cyl_bessel_i0``/``i1``), ``lgamma``/``tgamma``, ``erfcx``, ``erfcinv``, ``normcdf``/
-``normcdfinv``, ``rcp64h``, f64 ``fma_r*`` -- are missing attributes: a compile error at the call;
-``erfc`` and ``erfinv`` have float32 accuracy and refuse float64.
+``remainder``, ``rsqrt_rn``), ``special.py`` (``lgamma``/``tgamma``, ``erfc``/``erfcx``/
+``erfinv``/``erfcinv``/``normcdf``/``normcdfinv``, the Bessel functions ``j0``/``j1``/``y0``/
+``y1``/``jn``/``yn``/``cyl_bessel_i0``/``i1``); ``common.py`` holds the scaffolding they share.
+Names Triton's libdevice has and kdsl does not -- ``rcp64h`` and the f64 ``fma_r*`` -- are missing
+attributes: a compile error at the call.
 """
 
 from __future__ import annotations
@@ -39,9 +39,12 @@ from kdsl.ir.types import f32, f64, i64
 from kdsl.language.core import NO_SEMANTIC, builtin
 from kdsl.language.extra.bits import *  # noqa: F403  (integer functions and bit casts)
 from kdsl.language.extra.common import Ops, as_int32, direct, float_fn, rint_, trunc_
+from kdsl.language.extra.common import expm1_ as _expm1
+from kdsl.language.extra.common import log1p_ as _log1p
 from kdsl.language.extra.convert import *  # noqa: F403  (conversions with a rounding mode)
 from kdsl.language.extra.elementary import *  # noqa: F403  (sinpi, norms, ldexp, remainder, ...)
 from kdsl.language.extra.rounding import *  # noqa: F403  (directed-rounding arithmetic)
+from kdsl.language.extra.special import *  # noqa: F403  (gamma, error-function family, Bessel)
 
 if TYPE_CHECKING:
     from kdsl.frontend.semantic import Semantic
@@ -376,26 +379,6 @@ def acos(o: Ops, x: Any) -> Any:
     return o.where(o.or_(o.gt(a, 1.0), o.isnan(x)), float("nan"), r)
 
 
-def _expm1(o: Ops, x: Any) -> Any:
-    """Taylor series for |x| <= 0.5 (no cancellation, independent of the backend's ``exp``
-    accuracy near 0), ``exp(x) - 1`` beyond."""
-    terms = 11 if o.dt == f32 else 18
-    series = o.mul(x, o.poly(x, tuple(1.0 / _m.factorial(k + 1) for k in range(terms))))
-    r = o.where(o.le(o.abs(x), 0.5), series, o.sub(o.f("exp", x), 1.0))
-    return o.where(o.isnan(x), x, r)
-
-
-def _log1p(o: Ops, x: Any) -> Any:
-    """``2 atanh(s)``, ``s = x / (2 + x)``, as an odd series for x in [-0.3, 0.5] (|s| < 0.2: no
-    cancellation, independent of the backend's ``log`` accuracy near 1); ``log(1 + x)`` beyond."""
-    terms = 7 if o.dt == f32 else 13
-    t = o.div(x, o.add(x, 2.0))
-    series = o.mul(o.mul(t, 2.0), o.poly(o.mul(t, t), tuple(1.0 / (2 * k + 1) for k in range(terms))))
-    near = o.and_(o.ge(x, -0.3), o.le(x, 0.5))
-    r = o.where(near, series, o.f("log", o.add(x, 1.0)))
-    return o.where(o.eq(x, float("inf")), x, r)
-
-
 def _large(o: Ops) -> float:
     return 9.0 if o.dt == f32 else 19.0  # beyond: e**-a is below half an ulp of e**a
 
@@ -455,54 +438,6 @@ def atanh(o: Ops, x: Any) -> Any:
 
 
 erf = direct("erf", "erf", "Error function.")
-
-
-# Chebyshev fit of erfc(z) = t * exp(-z*z + P(t)), t = 1 / (1 + z/2), z >= 0: relative error below
-# 1.2e-7 for every z (Numerical Recipes' erfcc) -- float32 accuracy.
-_ERFC = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807, -1.13520398, 1.48851587,
-         -0.82215223, 0.17087277)  # fmt: skip
-
-
-@float_fn()
-def erfc(o: Ops, x: Any) -> Any:
-    """Complementary error function ``1 - erf(x)``, accurate where it is tiny (float32 and
-    narrower; float64 is a compile error: this fit has float32 accuracy)."""
-    if o.dt == f64:
-        raise o.s.error("libdevice.erfc: float64 is not available in kdsl (its approximation has float32 "
-                        "accuracy); cast to float32 or use 1 - libdevice.erf where erfc is not small")  # fmt: skip
-    z = o.abs(x)
-    t = o.div(1.0, o.fma(z, 0.5, 1.0))
-    # exp(-z*z + P): z*z split exactly (zh has 12 significant bits, so zh*zh is exact) and the large
-    # part exponentiated alone, so no rounding of a sum near -z*z enters the exponent
-    zh = o.from_bits(o.s.binary("and_", o.bits(z), 0xFFFFF000))
-    lo = o.mul(o.sub(z, zh), o.add(z, zh))
-    e = o.mul(o.f("exp", o.s.unary("neg", o.mul(zh, zh))), o.f("exp", o.sub(o.poly(t, _ERFC), lo)))
-    r = o.where(o.isinf(z), 0.0, o.mul(t, e))
-    r = o.where(o.lt(x, 0.0), o.sub(2.0, r), r)
-    return o.where(o.isnan(x), x, r)
-
-
-# Giles' single-precision erfinv ("Approximating the erfinv function", GPU Computing Gems): a
-# polynomial in w = -log(1 - x*x), one for the centre (w < 5), one in sqrt(w) for the tails.
-_ERFINV_CENTRE = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
-                  -0.00417768164, 0.246640727, 1.50140941)  # fmt: skip
-_ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-                0.00943887047, 1.00167406, 2.83297682)  # fmt: skip
-
-
-@float_fn()
-def erfinv(o: Ops, x: Any) -> Any:
-    """Inverse error function on (-1, 1) (+-inf at +-1, NaN beyond); float32 accuracy, so float64
-    input is a compile error."""
-    if o.dt == f64:
-        raise o.s.error("libdevice.erfinv: float64 is not available in kdsl (its approximation has float32 "
-                        "accuracy); cast to float32")  # fmt: skip
-    w = o.s.unary("neg", o.f("log", o.mul(o.sub(1.0, x), o.add(1.0, x))))
-    centre = o.poly(o.sub(w, 2.5), tuple(reversed(_ERFINV_CENTRE)))
-    tail = o.poly(o.sub(o.f("sqrt", w), 3.0), tuple(reversed(_ERFINV_TAIL)))
-    r = o.mul(o.where(o.lt(w, 5.0), centre, tail), x)
-    r = o.where(o.eq(o.abs(x), 1.0), o.copysign(o.const(float("inf")), x), r)
-    return o.where(o.or_(o.gt(o.abs(x), 1.0), o.isnan(x)), float("nan"), r)
 
 
 # --- exact arithmetic and scaling -------------------------------------------------------------
