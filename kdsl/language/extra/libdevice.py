@@ -21,8 +21,8 @@ functions, bit casts), ``rounding.py`` (``add/sub/mul/div/rcp/sqrt`` ``_rz/_rd/_
 ``fma_r*``, bit-exact), ``convert.py`` (float <-> integer and f64 -> f32 conversions in the four
 rounding modes, bit-exact), ``elementary.py`` (``sinpi``/``cospi``, norms, ``ldexp``/``ilogb``,
 ``remainder``, ``rsqrt_rn``), ``special.py`` (``lgamma``/``tgamma``, ``erfc``/``erfcx``/
-``erfinv``/``erfcinv``/``normcdf``/``normcdfinv``, the Bessel functions ``j0``/``j1``/``y0``/
-``y1``/``jn``/``yn``/``cyl_bessel_i0``/``i1``); ``common.py`` holds the scaffolding they share.
+``erfinv``/``erfcinv``/``normcdf``/``normcdfinv``), ``bessel.py`` (``j0``/``j1``/``y0``/``y1``/
+``jn``/``yn``/``cyl_bessel_i0``/``i1``); ``common.py`` holds the scaffolding they share.
 Names Triton's libdevice has and kdsl does not -- ``rcp64h`` and the f64 ``fma_r*`` -- are missing
 attributes: a compile error at the call.
 """
@@ -37,6 +37,7 @@ import numpy as np
 
 from kdsl.ir.types import f32, f64, i64
 from kdsl.language.core import NO_SEMANTIC, builtin
+from kdsl.language.extra.bessel import *  # noqa: F403  (Bessel functions)
 from kdsl.language.extra.bits import *  # noqa: F403  (integer functions and bit casts)
 from kdsl.language.extra.common import Ops, as_int32, direct, float_fn, rint_, trunc_
 from kdsl.language.extra.common import expm1_ as _expm1
@@ -44,7 +45,7 @@ from kdsl.language.extra.common import log1p_ as _log1p
 from kdsl.language.extra.convert import *  # noqa: F403  (conversions with a rounding mode)
 from kdsl.language.extra.elementary import *  # noqa: F403  (sinpi, norms, ldexp, remainder, ...)
 from kdsl.language.extra.rounding import *  # noqa: F403  (directed-rounding arithmetic)
-from kdsl.language.extra.special import *  # noqa: F403  (gamma, error-function family, Bessel)
+from kdsl.language.extra.special import *  # noqa: F403  (gamma, error-function family)
 
 if TYPE_CHECKING:
     from kdsl.frontend.semantic import Semantic
