@@ -32,7 +32,7 @@ def _builder() -> Any:
 
 def test_every_tutorial_is_present() -> None:
     names = [p.stem for p in NOTEBOOKS]
-    assert [n[:2] for n in names] == [f"{i:02d}" for i in range(1, 11)], names
+    assert [n[:2] for n in names] == [f"{i:02d}" for i in range(1, 12)], names
     assert {p.stem for p in (TUTORIALS / "src").glob("*.py")} == set(names)
 
 
