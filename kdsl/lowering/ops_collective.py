@@ -74,9 +74,14 @@ def lower_reduce(lw: Lowerer, op: Operation) -> None:
     out_shape = shape[:axis] + shape[axis + 1:]
     if not out_shape:
         lw.close_nest()
-        with lw.at(lw.top):
-            for res, v in zip(op.results, reduce_at([])):
-                lw.vals[res] = v
+        threads = lw.layout.num_threads
+        if threads > 1 and n % threads == 0 and n >= 2 * threads:
+            values = _reduce_in_segments(lw, op, reps, n, threads)
+        else:
+            with lw.at(lw.top):
+                values = reduce_at([])
+        for res, v in zip(op.results, values):
+            lw.vals[res] = v
         return
     mats = [lw.new_mat(out_shape, r.type.scalar) for r in op.results]
 
@@ -87,6 +92,47 @@ def lower_reduce(lw: Lowerer, op: Operation) -> None:
     lw.elementwise(out_shape, [], body)
     for res, m in zip(op.results, mats):
         lw.reps[res] = m
+
+
+def _reduce_in_segments(lw: Lowerer, op: Operation, reps: list[Rep], n: int, threads: int) -> list[Value]:
+    """A 1-D reduction to a scalar with several work-items: work-item ``t`` folds the contiguous
+    segment ``[t * n/T, (t + 1) * n/T)``, the partials meet in ``__local`` memory, and every
+    work-item folds the ``T`` partials in order -- ``n/T + T`` combines each instead of ``n``.
+
+    WHY: the per-work-item loop over the whole axis made each work-item of a 64-wide group read
+    all ``n`` elements (1024 for a softmax row): 64x the work, and on lavapipe enough loop
+    iterations for a persistent kernel (Triton's tutorial 02) to hit the driver's 65535-iteration
+    cut. Segments are contiguous and folded left to right, so the combine order is still the
+    sequential one up to associativity, which a reduction's combiner must have anyway.
+    """
+    shape = (n,)
+    seg = n // threads
+
+    def at(r: Value) -> Index:
+        return Index(lw, shape, dims=[r])
+
+    with lw.at(lw.top):
+        lo = lw.imul(lw.tid, seg)
+        first = [lw.elem(x, at(lo)) for x in reps]
+
+        def step(r: Value, acc: list[Value]) -> list[Value]:
+            return _combine(lw, op, acc, [lw.elem(x, at(r)) for x in reps])
+
+        partial = _for(lw, lw.iadd(lo, 1), lw.iadd(lo, seg), first, step)
+        bufs = [lw.alloc(threads, r.elem, "local") for r in reps]
+        for buf, v in zip(bufs, partial):
+            lw.top.create(wi.StoreOp, [v, buf, lw.tid])
+    lw.barrier()
+    with lw.at(lw.top):
+        types = [v.type for v in partial]
+        first = [lw.top.create(wi.LoadOp, [buf, lw.iconst(0)], [t]).result for buf, t in zip(bufs, types)]
+
+        def gather(r: Value, acc: list[Value]) -> list[Value]:
+            return _combine(lw, op, acc, [lw.emit(wi.LoadOp, [buf, r], t) for buf, t in zip(bufs, types)])
+
+        total = _for(lw, lw.iconst(1), lw.iconst(threads), first, gather)
+    lw.barrier()  # every work-item has read the partials before the buffers can be reused
+    return total
 
 
 @lowers("tile.scan")

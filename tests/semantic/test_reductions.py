@@ -268,3 +268,24 @@ def test_tuple_associative_scan_running_argmax(backend: str) -> None:
     np.testing.assert_array_equal(v, np.maximum.accumulate(x))
     want_i = [int(np.argmax(x[: k + 1])) for k in range(16)]
     np.testing.assert_array_equal(i, want_i)
+
+
+@kdsl.kernel
+def _first_max_kernel(x_ptr, out_ptr, N: kl.constexpr):
+    offs = kl.arange(0, N)
+    x = kl.load(x_ptr + offs)
+    v, i = kl.reduce((x, offs), 0, pair_combine)
+    kl.store(out_ptr, v)
+    kl.store(out_ptr + 1, i)
+    kl.store(out_ptr + 2, kl.sum(x, axis=0))
+
+
+@pytest.mark.parametrize("threads", [1, 4, 64])
+def test_scalar_reduction_over_a_work_group(backend: str, threads: int) -> None:
+    """With several work-items a reduction to a scalar folds contiguous segments, then the partials
+    in order: ties still resolve to the lowest index, sums are exact on integers."""
+    x = np.random.default_rng(threads).integers(0, 50, 1024).astype(np.int32)
+    x[[100, 700, 900]] = 99  # three maxima: the first must win
+    out = np.zeros(3, np.int32)
+    _first_max_kernel[(1,)](x, out, N=1024, num_threads=threads)
+    assert list(out) == [99, 100, int(x.sum())]
