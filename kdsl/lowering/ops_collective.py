@@ -3,7 +3,9 @@
 Each owned *output* element is computed by its owner with a sequential loop
 over the combined axis, reading the inputs at foreign indices (from the
 ``__local`` copy when the group has several work-items). Reductions to a
-scalar run the loop in every work-item, so the scalar stays uniform.
+scalar run in every work-item, so the scalar stays uniform; with several
+work-items each first folds a contiguous segment and all fold the partials
+(:func:`_reduce_in_segments`).
 
 Orders: a reduce folds ``acc = combine(acc, x[r])`` for r = 1..n-1 from
 ``acc = x[0]`` (``acc`` always from lower indices, so a tie-keeping combiner
