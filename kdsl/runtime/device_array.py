@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from kdsl.errors import LaunchError
+from kdsl.errors import BackendUnavailableError, LaunchError
 from kdsl.ir.types import scalar_from_numpy
 from kdsl.runtime.addresses import HOST_ADDRESSES
 from kdsl.runtime.backend import Backend, Device
@@ -266,9 +266,15 @@ def synchronize(backend: str | None = None) -> None:
     """Wait for every queued launch/copy on ``backend`` (default: every backend in use)."""
     from kdsl.runtime.backends import instantiated_backends
 
-    names = [backend] if backend is not None else instantiated_backends()
-    for name in names:
-        device_of(get_backend(name)).synchronize()
+    if backend is not None:
+        device_of(get_backend(backend)).synchronize()
+        return
+    for name in instantiated_backends():
+        try:
+            device = device_of(get_backend(name))
+        except BackendUnavailableError:
+            continue  # instantiated but without a driver: nothing can be queued on it
+        device.synchronize()
 
 
 def check_backend(arr: DeviceArray, backend: str, param: str, kernel: str) -> None:
