@@ -21,10 +21,11 @@ from kdsl.frontend.readonly import read_only_root
 from kdsl.frontend.specialization import ParamSpec
 from kdsl.frontend.values import (
     flatten,
-    is_namedtuple,
+    is_namedtuple_class,
     is_static,
     is_tensor,
     rebuild,
+    retuple,
     static_items,
     unwrap,
     wrap_static,
@@ -70,7 +71,7 @@ class CallMixin(GeneratorBase):
             return fn(*args, _semantic=self.sem, **kwargs)
         if _is_tensor_method(fn) or fn is kl.static_range or fn is kl.range or fn is kl.condition:
             return fn(*args, **kwargs)
-        if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
+        if is_namedtuple_class(fn):
             return fn(*args, **kwargs)  # a NamedTuple holds runtime values as they are (Triton's too)
         if any(fn is s for s in _STRUCTURAL):
             # Containers of runtime values are fine: these only rearrange them.
@@ -202,8 +203,7 @@ def _is_tensor_method(fn: Any) -> bool:
 
 def _deep_unwrap(x: Any) -> Any:
     if isinstance(x, tuple):
-        items = (_deep_unwrap(e) for e in x)
-        return type(x)(*items) if is_namedtuple(x) else tuple(items)
+        return retuple(x, (_deep_unwrap(e) for e in x))
     if isinstance(x, list):
         return [_deep_unwrap(e) for e in x]
     return x if is_tensor(x) else unwrap(x)

@@ -11,7 +11,7 @@ rebuilds them (``flatten``/``rebuild``).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -187,7 +187,7 @@ def rebuild(tree: Tree, handles: Sequence[Value], sem: Any) -> Any:
         if isinstance(t, ListTree):
             return [go(s) for s in t.items]
         if isinstance(t, NamedTupleTree):
-            return t.cls(*(go(s) for s in t.fields))
+            return t.cls(*(go(s) for s in t.fields))  # a NamedTuple class
         if t == "leaf":
             return make_tensor(next(it), sem)
         return tuple(go(s) for s in t)
@@ -195,9 +195,19 @@ def rebuild(tree: Tree, handles: Sequence[Value], sem: Any) -> Any:
     return go(tree)
 
 
+def is_namedtuple_class(cls: Any) -> bool:
+    """A ``typing.NamedTuple``/``collections.namedtuple`` class."""
+    return isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
 def is_namedtuple(v: Any) -> bool:
-    """A ``typing.NamedTuple``/``collections.namedtuple`` instance (kept as its class, not a tuple)."""
-    return isinstance(v, tuple) and hasattr(type(v), "_fields")
+    """A NamedTuple instance (kept as its class, not a plain tuple)."""
+    return is_namedtuple_class(type(v))
+
+
+def retuple(like: tuple[Any, ...], items: Iterable[Any]) -> tuple[Any, ...]:
+    """``items`` as a tuple of ``like``'s kind: a NamedTuple keeps its class, anything else is a tuple."""
+    return type(like)(*items) if is_namedtuple(like) else tuple(items)
 
 
 def generalize(a: Tree, b: Tree) -> Tree | None:

@@ -16,7 +16,7 @@ from typing import Any
 import kdsl.language as kl
 from kdsl.frontend.base import GeneratorBase, Ret
 from kdsl.frontend.early_return import contains_return, make_tail_if
-from kdsl.frontend.values import NUMBER_TYPES, is_constexpr, is_namedtuple, is_static, is_tensor, unwrap
+from kdsl.frontend.values import NUMBER_TYPES, is_constexpr, is_static, is_tensor, retuple, unwrap
 
 
 class StmtMixin(GeneratorBase):
@@ -55,8 +55,7 @@ class StmtMixin(GeneratorBase):
     def sanitize(self, value: Any) -> Any:
         """Triton's assignment rule: numbers become runtime scalars, tuples element-wise."""
         if isinstance(value, tuple):
-            items = (self.sanitize(v) for v in value)
-            return type(value)(*items) if is_namedtuple(value) else tuple(items)
+            return retuple(value, (self.sanitize(v) for v in value))
         raw = unwrap(value)
         if isinstance(raw, NUMBER_TYPES) and not is_tensor(value):
             return self.sem.to_tensor(raw)

@@ -126,13 +126,13 @@ def _reduce_in_segments(lw: Lowerer, op: Operation, reps: list[Rep], n: int, thr
             lw.top.create(wi.StoreOp, [v, buf, lw.tid])
     lw.barrier()
     with lw.at(lw.top):
-        types = [v.type for v in partial]
-        first = [lw.top.create(wi.LoadOp, [buf, lw.iconst(0)], [t]).result for buf, t in zip(bufs, types)]
+        def partials(r: Value) -> list[Value]:
+            return [lw.emit(wi.LoadOp, [buf, r], x.elem) for buf, x in zip(bufs, reps)]
 
         def gather(r: Value, acc: list[Value]) -> list[Value]:
-            return _combine(lw, op, acc, [lw.emit(wi.LoadOp, [buf, r], t) for buf, t in zip(bufs, types)])
+            return _combine(lw, op, acc, partials(r))
 
-        total = _for(lw, lw.iconst(1), lw.iconst(threads), first, gather)
+        total = _for(lw, lw.iconst(1), lw.iconst(threads), partials(lw.iconst(0)), gather)
     lw.barrier()  # every work-item has read the partials before the buffers can be reused
     return total
 

@@ -178,7 +178,7 @@ def _kdsl_object_arg(name: str, value: Any, spec_ok: bool, kernel: str,
     return ParamSpec.runtime(name, PointerType(elem), _div16(spec_ok and align_ok, value.offset)), value
 
 
-def is_array_like(value: Any) -> bool:
+def _is_array_like(value: Any) -> bool:
     """An argument that becomes a pointer: numpy/kdsl/reinterpreted arrays, descriptors, torch tensors."""
     if isinstance(value, (np.ndarray, DeviceArray, TensorDescriptor, Reinterpreted)):
         return True
@@ -189,13 +189,13 @@ def is_array_like(value: Any) -> bool:
 
 def holds_array(value: tuple[Any, ...]) -> bool:
     """Does the tuple hold an array at any depth (then it is a structured parameter)?"""
-    return any(holds_array(e) if isinstance(e, tuple) else is_array_like(e) for e in value)
+    return any(holds_array(e) if isinstance(e, tuple) else _is_array_like(e) for e in value)
 
 
 def _tuple_arg(name: str, value: tuple[Any, ...], spec_ok: bool, kernel: str, align_ok: bool) -> ParamSpec:
     """A structured spec whose tree mirrors the tuple (NamedTuples keep their class): each element
     specialised as a parameter of its own, named ``name[i]`` in errors."""
-    from kdsl.frontend.values import NamedTupleTree, StaticTree
+    from kdsl.frontend.values import NamedTupleTree, StaticTree, is_namedtuple
     from kdsl.language.core import constexpr
 
     types: list[Type] = []
@@ -204,7 +204,7 @@ def _tuple_arg(name: str, value: tuple[Any, ...], spec_ok: bool, kernel: str, al
     def go(path: str, v: Any) -> Any:
         if isinstance(v, tuple):
             subs = tuple(go(f"{path}[{i}]", e) for i, e in enumerate(v))
-            return NamedTupleTree(type(v), subs) if hasattr(type(v), "_fields") else subs
+            return NamedTupleTree(type(v), subs) if is_namedtuple(v) else subs
         if isinstance(v, constexpr):
             return StaticTree(type(v.value).__name__, v.value)
         spec, _ = _one(path, v, False, spec_ok, kernel, align_ok)

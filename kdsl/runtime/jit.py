@@ -178,8 +178,9 @@ class KernelFunction:
                                      self.do_not_specialize_on_alignment)
         options = launch_options(binding.options, self.__name__)
         sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
-        compiled = self._compiled(backend, specs, options, self._debug(), sanitize)
-        return WarmedKernel(self, compiled, specs, options, backend.name)
+        debug = self._debug()
+        compiled = self._compiled(backend, specs, options, debug, sanitize)
+        return WarmedKernel(self, compiled, specs, options, backend.name, debug)
 
     def _run_slow(self, args: Sequence[Any], kwargs: dict[str, Any], grid: Any, key: Any = None) -> None:
         """The fully checked launch: errors, compilation, and building the fast launcher."""

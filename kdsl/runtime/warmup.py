@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kdsl.frontend.specialization import ParamSpec
+    from kdsl.ir.core import ModuleOp
     from kdsl.runtime.backend import LaunchOptions
     from kdsl.runtime.compile import Compiled
     from kdsl.runtime.jit import KernelFunction
@@ -38,13 +39,14 @@ class WarmedKernel:
     specs: list[ParamSpec]
     options: LaunchOptions
     backend: str
+    debug: bool
 
     @property
     def name(self) -> str:
         return self.fn.__name__
 
     @cached_property
-    def _files(self) -> dict[str, Any]:
+    def _kernel_stages(self) -> dict[str, Any]:
         """The backend's own stages: its cache artefacts, else what its kernel object keeps."""
         from kdsl.ir.printer import print_op
         from kdsl.runtime.backend import ArtifactKernel
@@ -54,37 +56,55 @@ class WarmedKernel:
             files, _ = kernel.artifacts()
             return {name: _text(data) for name, data in files.items()}
         out: dict[str, Any] = {}
-        stages = getattr(kernel, "stages", None)
-        if stages is not None and getattr(stages, "wi_module", None) is not None:
-            out["wi.mlir"] = print_op(stages.wi_module)
-        rendered = getattr(stages, "rendered", None)
+        wi = self._wi_module
+        if wi is not None:
+            out["wi.mlir"] = print_op(wi)
+        rendered = getattr(getattr(kernel, "stages", None), "rendered", None)
         if rendered is not None:
             out["llir"] = rendered.ir  # the cpu backend's LLVM IR
         spirv = getattr(kernel, "spirv", None)
         if spirv is not None:
             out["spirv"] = spirv.binary
-            out["local_bytes"] = spirv.local_bytes
         return out
+
+    @cached_property
+    def _wi_module(self) -> ModuleOp | None:
+        """The work-item IR the backend rendered (None on the interpreter): kept by a kernel compiled
+        in this process, else parsed back from the cached ``wi.mlir``."""
+        from kdsl.runtime.backend import ArtifactKernel
+
+        kernel = self.compiled.kernel
+        wi = getattr(getattr(kernel, "stages", None), "wi_module", None)
+        if wi is not None:
+            return wi  # type: ignore[no-any-return]
+        text = self._kernel_stages.get("wi.mlir") if isinstance(kernel, ArtifactKernel) else None
+        if not isinstance(text, str):
+            return None
+        from kdsl.ir.parser import parse_module
+
+        return parse_module(text)
 
     @cached_property
     def asm(self) -> dict[str, Any]:
         """Stage name -> generated code (see the module doc)."""
-        from kdsl.ir.printer import print_op
+        from kdsl.runtime.jit import pass_options
 
-        module, _ = self.fn.compile_module(self.specs, optimize=False)
-        out: dict[str, Any] = {"ttir": print_op(module)}
-        module, _ = self.fn.compile_module(self.specs, optimize=True)
-        out["ttgir"] = print_op(module)
-        out.update((k, v) for k, v in self._files.items() if k != "local_bytes")
+        stages: dict[str, bytes] = {}  # one frontend + optimiser run, as the compile did it
+        self.fn.compile_module(self.specs, optimize=True, debug=self.debug, stages=stages,
+                               pass_options=pass_options(self.options))  # fmt: skip
+        out: dict[str, Any] = {"ttir": stages["tile.mlir"].decode(), "ttgir": stages["opt.mlir"].decode()}
+        out.update(self._kernel_stages)
         return out
 
     @cached_property
     def metadata(self) -> SimpleNamespace:
         """Triton's ``CompiledKernel.metadata`` fields that mean something here."""
         extra = dict(self.options.extra)
+        wi = self._wi_module
+        shared = sum(int(op.attributes.get("local_bytes", 0)) for op in wi.body.ops) if wi is not None else 0
         return SimpleNamespace(
             name=self.name,
-            shared=self._local_bytes(),
+            shared=shared,
             num_warps=extra.get("num_warps", 4),
             num_stages=extra.get("num_stages", 3),
             num_ctas=1,
@@ -102,16 +122,6 @@ class WarmedKernel:
 
     def _init_handles(self) -> None:
         """Triton loads the binary lazily here; kdsl's kernel is loaded already."""
-
-    def _local_bytes(self) -> int:
-        if "local_bytes" in self._files:
-            return int(self._files["local_bytes"])
-        wi = self._files.get("wi.mlir")
-        if not isinstance(wi, str):
-            return 0
-        from kdsl.ir.parser import parse_module
-
-        return sum(int(op.attributes.get("local_bytes", 0)) for op in parse_module(wi).body.ops)
 
     def __getitem__(self, grid: Any) -> Callable[..., None]:
         def launch(*args: Any, **kwargs: Any) -> None:

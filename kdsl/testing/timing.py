@@ -174,13 +174,20 @@ def do_bench(
     fn()
     _synchronize()
     cache = _flush_buffer(flush_bytes()) if flush and flush_bytes() > 0 else None
+
+    def timed_call() -> float:
+        """One timed iteration: reset the grads, evict fn's data, time fn."""
+        for obj in grad_to_none or ():
+            obj.grad = None
+        if cache is not None:
+            cache.fill(0)  # write every line of the LLC-sized buffer: evicts fn's data
+        return clock.time(fn)
+
     # The estimate is the wall time of a whole timed iteration (cache flush included), as Triton's:
     # with fn's own time alone a ~0 ms fn would be repeated rep / 1e-6 times, each after a flush.
     start = time.perf_counter()
     for _ in range(5):
-        if cache is not None:
-            cache.fill(0)
-        clock.time(fn)
+        timed_call()
     estimate = max((time.perf_counter() - start) * 1e3 / 5, 1e-6)
     n_warmup = max(1, int(warmup / estimate))
     n_repeat = max(1, int(rep / estimate))
@@ -189,11 +196,5 @@ def do_bench(
         n_warmup = min(n_warmup, n_repeat)
     for _ in range(n_warmup):
         fn()
-    times: list[float] = []
-    for _ in range(n_repeat):
-        for obj in grad_to_none or ():
-            obj.grad = None
-        if cache is not None:
-            cache.fill(0)  # write every line of the LLC-sized buffer: evicts fn's data
-        times.append(clock.time(fn))
+    times = [timed_call() for _ in range(n_repeat)]
     return summarize(times, quantiles, return_mode)
