@@ -18,14 +18,20 @@ its body is one of (classified while walking the body in order):
   cut so that they hold for every lane it runs (the *remainder* loop, the
   original scalar loop, runs the rest with its masks);
 * **vector** -- ``wi.gload``/``wi.gstore`` through contiguous pointers (masks
-  lane-true), ``wi.load``/``wi.store`` of private/local arrays at affine
-  slots, elementwise ``arith``/``math`` ops, compares, selects and casts on
+  lane-true, or chunk-uniform: see *guards*), ``wi.load``/``wi.store`` of
+  private/local arrays at affine slots, elementwise ``arith``/``math`` ops, compares, selects and casts on
   32/64-bit element types (``f32 f64 i32 u32 i64 u64``; ``i1`` lane masks);
 * **reduction** -- a loop-carried value whose only use is ``acc = acc op x``
   (``add mul max min and or xor``) yielded back: the vector loop keeps ``N``
   partial results, folded by ``wi.vreduce`` at its exit (float ``add``/``mul``
   are thus reassociated, as Triton allows: its reductions have no specified
   order; ``max``/``min``/bitwise results are exact).
+
+**Guards.** A load/store mask that is the same on every lane of a chunk (built
+from ``s / C`` of a 2-D element loop and uniforms, possibly ``&`` a lane-true
+bound) becomes the scalar mask operand of ``wi.gvload``/``wi.gvstore``: one test
+per vector, so a padded convolution's ``(pixels, channels)`` tile whose pixel
+row may lie outside the image still moves whole channel vectors.
 
 Anything else (other element types, strided or gathered accesses, nested
 regions, atomics...) leaves the loop scalar: correct first. The vector loop
@@ -356,11 +362,13 @@ class _Vectorizer:
             self.elementwise(op, kinds)
             return
         other = kinds[1] if kinds[0] == M else kinds[0]
+        v = op.operands[1] if kinds[0] == M else op.operands[0]
         if other == M:
             self.set(op.result, M, None)
-        elif other == V:
-            v = op.operands[1] if kinds[0] == M else op.operands[0]
-            self.set(op.result, V, self.new[v])
+        elif other in (V, CU):
+            self.set(op.result, other, self.new[v])
+        elif other == U:  # lane-true and uniform: a chunk guard (``wi.gvload``'s mask)
+            self.set(op.result, CU, self.new[v])
         else:
             raise Reject
 
@@ -381,15 +389,32 @@ class _Vectorizer:
         self.set(op.result, V, self.clone(op, [self.new[op.operand]], VectorType(self.vw, _scalar(op.result.type))))
 
     def gload(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[0] != P or any(k != M for k in kinds[1:2]) or not _vectorisable(_pointee(op.ptr.type)):
+        if kinds[0] != P or not _vectorisable(_pointee(op.ptr.type)):
             raise Reject
+        operands = [self.new[op.ptr], *self._guard(op.mask, kinds[1:2])]
+        if len(operands) > 1 and op.other is not None:
+            if self.k(op.other) not in (U, CU):
+                raise Reject
+            operands.append(self.new[op.other])
         t = VectorType(self.vw, _pointee(op.ptr.type))
-        self.set(op.result, V, self.b.create(GVLoadOp, [self.new[op.ptr]], [t]).result)
+        self.set(op.result, V, self.b.create(GVLoadOp, operands, [t]).result)
 
     def gstore(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[0] != P or any(k != M for k in kinds[2:]) or not _vectorisable(_pointee(op.ptr.type)):
+        if kinds[0] != P or not _vectorisable(_pointee(op.ptr.type)):
             raise Reject
-        self.b.create(GVStoreOp, [self.new[op.ptr], self.vec(op.value)], [], dict(op.attributes))
+        operands = [self.new[op.ptr], self.vec(op.value), *self._guard(op.mask, kinds[2:])]
+        self.b.create(GVStoreOp, operands, [], dict(op.attributes))
+
+    def _guard(self, mask: Value | None, kinds: list[str]) -> list[Value]:
+        """The scalar guard of a vector access: none for no mask or a lane-true one (the trip count
+        was cut for it), the mask itself when it is the same on every lane of a chunk (one test per
+        vector: a pixel row of an ``(pixels, channels)`` tile inside or outside the image); a
+        lane-varying mask keeps the loop scalar."""
+        if mask is None or kinds[0] == M:
+            return []
+        if kinds[0] not in (U, CU):
+            raise Reject
+        return [self.new[mask]]
 
     def load(self, op: Operation, kinds: list[str]) -> None:
         if kinds[1] not in (A, CA) or not _vectorisable(op.result.type):

@@ -154,6 +154,31 @@ BROADCAST = (
     + TAIL
 )
 
+# a flat 2-D element loop whose load and store masks are the same on every lane of a chunk
+# (row < n, a row of the tile inside or outside the array): one scalar guard per vector
+GUARDED = (
+    HEAD
+    + """\
+    %c0 = arith.constant {value = 0} : i32
+    %c1 = arith.constant {value = 1} : i32
+    %c64 = arith.constant {value = 64} : i32
+    %c4096 = arith.constant {value = 4096} : i32
+    %z = arith.constant {value = -1.0} : f32
+    scf.for %c0, %c4096, %c1 : i32, i32, i32 {
+    ^bb0(%s: i32):
+      %row = arith.div %s, %c64 : i32
+      %m = arith.cmp %row, %n {predicate = "lt"} : (i32, i32) -> i1
+      %p = wi.addptr %x, %s : (ptr<f32>, i32) -> ptr<f32>
+      %v = wi.gload %p, %m, %z : (ptr<f32>, i1, f32) -> f32
+      %w = math.exp2 %v : f32
+      %q = wi.addptr %y, %s : (ptr<f32>, i32) -> ptr<f32>
+      wi.gstore %q, %w, %m : ptr<f32>, f32, i1
+      scf.yield
+    }
+"""
+    + TAIL
+)
+
 # must stay scalar: a column mask (col < n holds for some lanes of a chunk only), a divisor the
 # width does not divide (48 % 32), a loop starting off a chunk boundary
 BROADCAST_SCALAR = (
@@ -208,7 +233,8 @@ def _vectorized(text: str, width: int = 16) -> tuple[str, int]:
 
 
 @pytest.mark.parametrize(
-    ("name", "text", "loops"), [("masked", MASKED, 1), ("reduce", REDUCE, 3), ("broadcast", BROADCAST, 1)]
+    ("name", "text", "loops"),
+    [("masked", MASKED, 1), ("reduce", REDUCE, 3), ("broadcast", BROADCAST, 1), ("guarded", GUARDED, 1)],
 )
 def test_vectorize_golden(name: str, text: str, loops: int) -> None:
     out, n = _vectorized(text)
@@ -390,6 +416,34 @@ def test_any_length_and_remainder(vbackend: str, block: int, start: int, n: int)
     np.testing.assert_array_equal(out, want)
     np.testing.assert_allclose(sums[0], x[live].astype(np.float64).sum(), rtol=1e-5, atol=1e-6)
     assert sums[1] == (x[live].max() if live.size else -1.0)
+
+
+@kdsl.kernel
+def guarded_kernel(x_ptr, y_ptr, rows, cols, pad, BR: kl.constexpr, BC: kl.constexpr):  # type: ignore[no-untyped-def]
+    # rows r - pad of x (rows x cols), zero outside it: the row mask is one guard per channel vector
+    r = kl.arange(0, BR) - pad
+    c = kl.arange(0, BC)
+    inside = (r >= 0)[:, None] & (r < rows)[:, None]
+    x = kl.load(x_ptr + r[:, None] * cols + c[None, :], mask=inside & (c < cols)[None, :], other=-2.0)
+    keep = (r < rows - 1)[:, None] & (c < cols)[None, :]
+    kl.store(y_ptr + (r[:, None] + pad) * BC + c[None, :], x * 3.0, mask=keep)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.integers(1, 9), cols=st.integers(1, 40), pad=st.integers(0, 3), seed=st.integers(0, 100))
+def test_chunk_guarded_loads_and_stores(vbackend: str, rows: int, cols: int, pad: int, seed: int) -> None:
+    """Row-uniform masks (vector guards) with and without a ragged column bound, against numpy;
+    the masked rows lie outside ``x``, so a guard that touched memory would read past it."""
+    br, bc = 16, 32 if cols <= 32 else 64
+    x = _rng(seed).uniform(-1, 1, (rows, cols)).astype(np.float32)
+    y = np.full((br, bc), 5.0, np.float32)
+    guarded_kernel[(1,)](x, y, rows, cols, pad, BR=br, BC=bc)
+    want = np.full((br, bc), 5.0, np.float32)
+    for i in range(br):
+        r = i - pad
+        if r < rows - 1:
+            want[i, :cols] = (x[r] if r >= 0 else np.full(cols, -2.0, np.float32)) * 3.0
+    np.testing.assert_array_equal(y, want)
 
 
 def test_vector_width_one_is_scalar(vbackend: str) -> None:

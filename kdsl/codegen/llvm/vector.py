@@ -60,7 +60,10 @@ def emit(fr: FuncRenderer, op: Operation) -> None:
     n, b = op.NAME, fr.b
     if n == "wi.gvstore":
         vt = _vt(op.value.type)
-        if streaming.wanted(op):
+        if op.mask is not None:
+            with b.if_then(fr.v(op.mask)):
+                b.store(fr.v(op.value), fr.v(op.ptr), align=vt.element.itemsize)
+        elif streaming.wanted(op):
             streaming.vector_store(fr.module, b, fr.v(op.value), fr.v(op.ptr), vt.element.itemsize)
         else:
             b.store(fr.v(op.value), fr.v(op.ptr), align=vt.element.itemsize)
@@ -72,7 +75,10 @@ def emit(fr: FuncRenderer, op: Operation) -> None:
         return
     if n == "wi.gvload":
         vt = _vt(op.result.type)
-        fr.set(op.result, b.load(fr.v(op.ptr), typ=_store_type(vt), align=vt.element.itemsize))
+        if op.mask is None:
+            fr.set(op.result, b.load(fr.v(op.ptr), typ=_store_type(vt), align=vt.element.itemsize))
+        else:
+            fr.set(op.result, _guarded_load(fr, op, vt))
         return
     if n == "wi.vload":
         vt = _vt(op.result.type)
@@ -86,6 +92,27 @@ def emit(fr: FuncRenderer, op: Operation) -> None:
         fr.set(op.result, _vreduce(fr, op))
         return
     fr.set(op.result, _elementwise(fr, op, [fr.v(x) for x in op.operands]))
+
+
+def _guarded_load(fr: FuncRenderer, op: Operation, vt: VectorType) -> ir.Value:
+    """``wi.gvload`` with its scalar mask: the load in a branch (memory untouched when the mask is
+    false), ``other`` splat on the other edge."""
+    b = fr.b
+    et = _store_type(vt)
+    other = fr.v(op.other) if op.other is not None else ir.Constant(et.element, 0)
+    fallback = splat(b, other, vt.lanes)
+    pre = b.block
+    then = fr.new_block("gv")
+    done = fr.new_block("gv.end")
+    b.cbranch(fr.v(op.mask), then, done)
+    b.position_at_end(then)
+    val = b.load(fr.v(op.ptr), typ=et, align=vt.element.itemsize)
+    b.branch(done)
+    b.position_at_end(done)
+    phi = b.phi(et)
+    phi.add_incoming(val, then)
+    phi.add_incoming(fallback, pre)
+    return phi
 
 
 def splat(b: ir.IRBuilder, x: ir.Value, lanes: int) -> ir.Value:

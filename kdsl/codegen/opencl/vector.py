@@ -50,9 +50,8 @@ def render(r: Renderer, op: Operation, depth: int) -> None:
         vt = op.value.type
         plain = vmem.store(r.helper, ct.reg(_elem(vt)), _lanes(vt), "global", a[0], a[1])
         if op.attributes.get("nontemporal", False) and _elem(vt).name != "i1":
-            r.emit(depth, streaming.vector(ct.reg(vt), _lanes(vt), _elem(vt).itemsize, a[1], a[0], plain))
-        else:
-            r.emit(depth, plain)
+            plain = streaming.vector(ct.reg(vt), _lanes(vt), _elem(vt).itemsize, a[1], a[0], plain)
+        r.emit(depth, plain if op.mask is None else f"if ({a[2]}) {{ {plain} }}")
         return
     if n == "wi.vstore":
         vt, space = op.value.type, _space(op.mem.type)
@@ -85,7 +84,11 @@ def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
     n = op.NAME
     t = op.result.type
     if n == "wi.gvload":
-        return vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), "global", a[0])
+        whole = vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), "global", a[0])
+        if op.mask is None:
+            return whole
+        other = a[2] if op.other is not None else "0"
+        return f"({a[1]} ? {whole} : (({ct.reg(t)})({other})))"  # C's ?: evaluates one arm only
     if n == "wi.vload":
         return vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), _space(op.mem.type), f"{a[0]} + {a[1]}")
     if n == "wi.broadcast":

@@ -8,13 +8,16 @@ splat a scalar and fold lanes back into a scalar. Why explicit ops rather
 than trusting the target compiler: PoCL never vectorises a loop inside a
 work-item (``PLATFORM.md``), so a renderer must be told, op by op, what is a
 vector. Every access is whole: the vectoriser only emits these ops for lanes
-it proved in bounds (masked lanes run in the scalar remainder loop).
+it proved in bounds (masked lanes run in the scalar remainder loop), or, for
+``wi.gvload``/``wi.gvstore``, guarded by one scalar condition that holds for
+all lanes or for none (a row of a 2-D tile that lies wholly inside or outside
+an image, say).
 """
 
 from __future__ import annotations
 
 from kdsl.ir.core import Operation, Pure
-from kdsl.ir.dialects.common import require_int
+from kdsl.ir.dialects.common import require_bool, require_int
 from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type, VectorType
 
 REDUCE_KINDS = ("add", "mul", "max", "min", "and", "or", "xor")
@@ -56,29 +59,40 @@ class VStoreOp(Operation):
 
 
 class GVLoadOp(Operation):
-    """``wi.gvload %ptr : vector<NxT>``: the ``N`` consecutive elements at ``ptr .. ptr+N-1``.
+    """``wi.gvload %ptr [, %mask [, %other]] : vector<NxT>``: the ``N`` consecutive elements at
+    ``ptr .. ptr+N-1``.
 
     Only element alignment is assumed (``ptr`` need not be aligned to the
-    vector size); never masked: the vectoriser proved every lane in bounds.
+    vector size). ``mask`` is one scalar ``i1`` for all lanes: when false no
+    memory is touched and every lane is ``other`` (a scalar; 0 when absent) --
+    the guarded access of ``wi.gload``, decided once per vector. Why a scalar:
+    the vectoriser only proves a mask uniform over a chunk (the pixel row of an
+    ``(pixels, channels)`` tile), never lane-varying; lane-varying masks keep
+    the scalar loop.
     """
 
     NAME = "wi.gvload"
-    OPERANDS = ("ptr",)
+    OPERANDS = ("ptr", "mask?", "other?")
 
     def verify_(self) -> None:
         pt = self.ptr.type
         if not isinstance(pt, PointerType):
             raise self.error("loads through a scalar pointer")
         _vector(self, self.result.type, pt.pointee)
+        if self.mask is not None:
+            require_bool(self, self.mask.type)
+        if self.other is not None and self.other.type != pt.pointee:
+            raise self.error("'other' must be a scalar of the pointee type")
 
 
 class GVStoreOp(Operation):
-    """``wi.gvstore %ptr, %value``: write the lanes of ``value`` to ``ptr .. ptr+N-1``.
+    """``wi.gvstore %ptr, %value [, %mask]``: write the lanes of ``value`` to ``ptr .. ptr+N-1``;
+    nothing when the scalar ``mask`` (one ``i1`` for all lanes, as in ``wi.gvload``) is false.
 
     Optional ``nontemporal``: the streaming-store hint of ``wi.gstore``."""
 
     NAME = "wi.gvstore"
-    OPERANDS = ("ptr", "value")
+    OPERANDS = ("ptr", "value", "mask?")
     RESULTS = ()
     ATTRS = {"nontemporal?": bool}
 
@@ -87,6 +101,8 @@ class GVStoreOp(Operation):
         if not isinstance(pt, PointerType):
             raise self.error("stores through a scalar pointer")
         _vector(self, self.value.type, pt.pointee)
+        if self.mask is not None:
+            require_bool(self, self.mask.type)
 
 
 class BroadcastOp(Operation):
