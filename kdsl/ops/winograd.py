@@ -11,8 +11,9 @@ Three steps, each a kdsl kernel, plus one batched matmul:
 1. filter transform ``U[xi, nu] = (G g G^T)[xi, nu]`` for every (input, output) channel pair,
    stored as 36 ``C x OC`` matrices;
 2. input transform ``V[xi, nu] = (B^T d B)[xi, nu]`` of every 6x6 input tile ``d`` (tiles 4
-   apart, read from the zero-padded NHWC copy of x), stored as 36 ``T x C`` matrices
-   (``T`` = tiles over the batch);
+   apart), stored as 36 ``T x C`` matrices (``T`` = tiles over the batch). It reads x in place
+   when its channels are contiguous (NHWC), else an NHWC copy; the padding is masked loads,
+   one mask per pixel for a whole vector of channels (the vectoriser's *guards*);
 3. ``M[xi, nu] = V[xi, nu] @ U[xi, nu]``: :func:`kdsl.ops.matmul` with a batch of 36, the
    register-blocked micro-kernel doing all the multiplications;
 4. output transform ``Y = A^T M A`` per tile, then bias and activation, stored through the
@@ -132,23 +133,39 @@ def _tile_block(  # type: ignore[no-untyped-def]
 
 
 @kdsl.kernel
+def _image_row6(p, iw0, W, sxw, ok):  # type: ignore[no-untyped-def]
+    """The 6 pixels ``iw0 + 0..5`` of an input row (``p`` at pixel ``iw0``, channels along the last
+    axis) as f32, zero outside ``[0, W)``: the padding, read in place instead of from a padded copy.
+    Each mask is the same on every channel of a tile, so the loads stay whole channel vectors."""
+    return (
+        kl.load(p, mask=ok & (iw0 >= 0)[:, None] & (iw0 < W)[:, None], other=0.0).to(kl.float32),
+        kl.load(p + sxw, mask=ok & (iw0 >= -1)[:, None] & (iw0 < W - 1)[:, None], other=0.0).to(kl.float32),
+        kl.load(p + 2 * sxw, mask=ok & (iw0 >= -2)[:, None] & (iw0 < W - 2)[:, None], other=0.0).to(kl.float32),
+        kl.load(p + 3 * sxw, mask=ok & (iw0 >= -3)[:, None] & (iw0 < W - 3)[:, None], other=0.0).to(kl.float32),
+        kl.load(p + 4 * sxw, mask=ok & (iw0 >= -4)[:, None] & (iw0 < W - 4)[:, None], other=0.0).to(kl.float32),
+        kl.load(p + 5 * sxw, mask=ok & (iw0 >= -5)[:, None] & (iw0 < W - 5)[:, None], other=0.0).to(kl.float32),
+    )
+
+
+@kdsl.kernel
 def winograd_input_kernel(  # type: ignore[no-untyped-def]
-    Xp, V, C, HP, WP, TH, TW, T,
+    X, V, C, H, W, sxn, sxh, sxw, pad_h, pad_w, TH, TW, T,
     BLOCK_T: kl.constexpr, BLOCK_C: kl.constexpr, EVEN_T: kl.constexpr, EVEN_C: kl.constexpr,
 ):  # fmt: skip
-    # V[(xi * 6 + nu), t, c] = (B^T d B)[xi, nu], d the 6x6 tile t = (n, th, tw) of the padded NHWC
-    # input, which holds every tile whole (HP >= 4 TH + 2, WP >= 4 TW + 2: zeros past the image),
-    # so the loads need no bounds of their own.
+    # V[(xi * 6 + nu), t, c] = (B^T d B)[xi, nu], d the 6x6 tile t = (n, th, tw) of the input
+    # padded by (pad_h, pad_w): rows 4 th - pad_h + 0..5, columns 4 tw - pad_w + 0..5 of X (element
+    # strides sxn, sxh, sxw; channels contiguous), zero outside the image.
     row, n, h0, offs_t, offs_c, ok = _tile_block(TH, TW, C, BLOCK_T, BLOCK_C, EVEN_T, EVEN_C)
-    p = Xp + ((n * HP + h0) * WP) * C + offs_t[:, None] * (4 * C) + offs_c[None, :]
-    step = WP * C
+    ih0 = h0 - pad_h
+    iw0 = offs_t * 4 - pad_w
+    p = X + n * sxn + ih0 * sxh + iw0[:, None] * sxw + offs_c[None, :]
     d = (
-        _load6(p, C, ok),
-        _load6(p + step, C, ok),
-        _load6(p + 2 * step, C, ok),
-        _load6(p + 3 * step, C, ok),
-        _load6(p + 4 * step, C, ok),
-        _load6(p + 5 * step, C, ok),
+        _image_row6(p, iw0, W, sxw, ok & (ih0 >= 0) & (ih0 < H)),
+        _image_row6(p + sxh, iw0, W, sxw, ok & (ih0 >= -1) & (ih0 < H - 1)),
+        _image_row6(p + 2 * sxh, iw0, W, sxw, ok & (ih0 >= -2) & (ih0 < H - 2)),
+        _image_row6(p + 3 * sxh, iw0, W, sxw, ok & (ih0 >= -3) & (ih0 < H - 3)),
+        _image_row6(p + 4 * sxh, iw0, W, sxw, ok & (ih0 >= -4) & (ih0 < H - 4)),
+        _image_row6(p + 5 * sxh, iw0, W, sxw, ok & (ih0 >= -5) & (ih0 < H - 5)),
     )
     cols = (
         _bt6(d[0][0], d[1][0], d[2][0], d[3][0], d[4][0], d[5][0]),
@@ -219,18 +236,18 @@ def conv3x3_winograd(
     nb, c, oc, oh, ow = shape
     th, tw = kdsl.cdiv(oh, TILE), kdsl.cdiv(ow, TILE)
     t = nb * th * tw
-    # every 6x6 input tile whole inside the padded copy: zeros past the image, no masks
-    hp, wp = TILE * th + 2, TILE * tw + 2
     h, w = oh + 2 - 2 * pad[0], ow + 2 - 2 * pad[1]
-    xp = padded_nhwc(x, sx, (nb, c, h, w), pad, (hp, wp), np.float32)
+    if sx[1] != 1:  # channels not contiguous (NCHW): an NHWC copy, so channel vectors are whole
+        x = padded_nhwc(x, sx, (nb, c, h, w), (0, 0), (h, w), np.float32)
+        sx = (h * w * c, 1, w * c, c)
     bc, bn = _divisor_block(c), _divisor_block(oc)
     bt = tw & -tw if tw & -tw <= 16 else 16  # the largest power of two <= 16 dividing tw: no tile mask
     u = empty((36, c, oc), np.float32, x)
     launch(winograd_filter_kernel, (kdsl.cdiv(c, bc), kdsl.cdiv(oc, bn)), weight, u, c, oc, *weight_strides,
            BLOCK_C=bc, BLOCK_N=bn)  # fmt: skip
     v = empty((36, t, c), np.float32, x)
-    launch(winograd_input_kernel, (kdsl.cdiv(tw, bt), nb * th, kdsl.cdiv(c, bc)), xp, v, c, hp, wp, th, tw, t,
-           BLOCK_T=bt, BLOCK_C=bc, EVEN_T=tw % bt == 0, EVEN_C=c % bc == 0)  # fmt: skip
+    launch(winograd_input_kernel, (kdsl.cdiv(tw, bt), nb * th, kdsl.cdiv(c, bc)), x, v, c, h, w, sx[0], sx[2], sx[3],
+           pad[0], pad[1], th, tw, t, BLOCK_T=bt, BLOCK_C=bc, EVEN_T=tw % bt == 0, EVEN_C=c % bc == 0)  # fmt: skip
     m = matmul(v, u, blocks=_gemm_blocks(t, c, oc, x))
     launch(winograd_output_kernel, (kdsl.cdiv(tw, bt), nb * th, kdsl.cdiv(oc, bn)), m,
            bias if bias is not None else y, y, oc, oh, ow, th, tw, t, *sy, BLOCK_T=bt, BLOCK_N=bn,
