@@ -27,13 +27,17 @@ its body is one of (classified while walking the body in order):
   are thus reassociated, as Triton allows: its reductions have no specified
   order; ``max``/``min``/bitwise results are exact).
 
+**Columns.** ``(s % C) * k + u`` (``k`` a constant, ``u`` chunk-uniform) steps by ``k`` per
+lane: a ``wi.load`` of a private/local array there becomes a strided ``wi.vload`` (the read side
+of a transpose of a row-major tile, whose writes are then whole vectors).
+
 **Guards.** A load/store mask that is the same on every lane of a chunk (built
 from ``s / C`` of a 2-D element loop and uniforms, possibly ``&`` a lane-true
 bound) becomes the scalar mask operand of ``wi.gvload``/``wi.gvstore``: one test
 per vector, so a padded convolution's ``(pixels, channels)`` tile whose pixel
 row may lie outside the image still moves whole channel vectors.
 
-Anything else (other element types, strided or gathered accesses, nested
+Anything else (other element types, strided global or gathered accesses, nested
 regions, atomics...) leaves the loop scalar: correct first. The vector loop
 covers ``[lo, vend)`` with ``vend = lo + (L - lo) // N * N`` and
 ``L = max(lo, min(hi, bounds...))``; the original loop then starts at
@@ -73,6 +77,7 @@ UNROLL = 4  # independent accumulators of a cheap vector reduction loop (``vecto
 # value kinds inside the loop body
 U, A, P, M, V, R = "uniform", "affine", "pointer", "mask", "vector", "reduction"
 CU, CA = "chunk-uniform", "chunk-affine"  # the same on every lane of a chunk / lane 0 + lane number
+CS = "chunk-strided"  # lane 0 + lane number * a constant stride (``self.strides``), within a chunk
 
 
 class Reject(Exception):
@@ -149,6 +154,7 @@ class _Vectorizer:
     gstores: bool = False
     splats: dict[Value, Value] = field(default_factory=dict)
     consts: dict[tuple[Type, object], Value] = field(default_factory=dict)
+    strides: dict[Value, int] = field(default_factory=dict)  # of the chunk-strided values
 
     def __post_init__(self) -> None:
         self.body = self.loop.regions[0].block
@@ -276,6 +282,8 @@ class _Vectorizer:
             r = op.result  # a pure op of chunk-uniform values: computed once per chunk, as a scalar
             self.set(r, CU, self.clone(op, [self.new[v] for v in op.operands], r.type))
             return
+        if self._strided(op, kinds):
+            return
         handler = _HANDLERS.get(op.NAME)
         if handler is None:
             if op.NAME in FLOAT_OPS | INT_OPS:
@@ -283,6 +291,26 @@ class _Vectorizer:
                 return
             raise Reject
         handler(self, op, kinds)
+
+    def _strided(self, op: Operation, kinds: list[str]) -> bool:
+        """Index arithmetic of a column walk: ``CA * c`` (a constant ``c``) counts up by ``c`` per
+        lane, and adding anything chunk-uniform keeps that; only ``wi.load`` consumes it."""
+        if op.results and op.result.type != self.iv.type:
+            return False
+        name, ops = op.NAME, op.operands
+        stride: int | None = None
+        if name == "arith.mul" and kinds in ([CA, U], [U, CA]):
+            c = _const(ops[1] if kinds[0] == CA else ops[0])
+            stride = c if isinstance(c, int) and c > 1 else None
+        elif name in ("arith.add", "arith.sub") and kinds[0] == CS and kinds[1] in (U, CU):
+            stride = self.strides[ops[0]]
+        elif name == "arith.add" and kinds[1] == CS and kinds[0] in (U, CU):
+            stride = self.strides[ops[1]]
+        if stride is None:
+            return False
+        self.set(op.result, CS, self.clone(op, [self.new[v] for v in ops], op.result.type))
+        self.strides[op.result] = stride
+        return True
 
     def _chunked_by(self, op: Operation) -> bool:
         """``op`` is ``s / C`` or ``s % C`` of the loop index itself with a constant ``C`` that the
@@ -417,10 +445,11 @@ class _Vectorizer:
         return [self.new[mask]]
 
     def load(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[1] not in (A, CA) or not _vectorisable(op.result.type):
+        if kinds[1] not in (A, CA, CS) or not _vectorisable(op.result.type):
             raise Reject
         t = VectorType(self.vw, _scalar(op.result.type))
-        self.set(op.result, V, self.b.create(VLoadOp, [self.new[op.mem], self.new[op.index]], [t]).result)
+        attrs: dict[str, AttrValue] = {"stride": self.strides[op.index]} if kinds[1] == CS else {}
+        self.set(op.result, V, self.b.create(VLoadOp, [self.new[op.mem], self.new[op.index]], [t], attrs).result)
 
     def store(self, op: Operation, kinds: list[str]) -> None:
         if kinds[2] not in (A, CA) or kinds[1] != U or not _vectorisable(op.value.type):

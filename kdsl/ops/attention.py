@@ -186,17 +186,21 @@ def attention_fwd_gather_kernel(  # type: ignore[no-untyped-def]
 @kdsl.kernel
 def transpose_keys_kernel(  # type: ignore[no-untyped-def]
     K, KT, qk_scale, H, SEQ_K, HEAD_DIM, stride_kb, stride_kh, stride_ks,
-    BLOCK_S: kl.constexpr, BLOCK_D: kl.constexpr,
+    BLOCK_S: kl.constexpr, BLOCK_D: kl.constexpr, EVEN: kl.constexpr,
 ):  # fmt: skip
     # KT[bh, d, s] = K[b, h, s, d] * qk_scale: the score dot reads K^T rows contiguously (block
     # copies), and the softmax scale (times log2(e), for exp2) is applied once per key.
+    # The tile is read as K lays it out (rows of D) and transposed in registers by kl.trans: both
+    # the load and the store then move whole vectors (a transposed load would gather every element).
+    # EVEN: the blocks divide SEQ_K and HEAD_DIM, so no mask splits a vector.
     offs_s = kl.program_id(0) * BLOCK_S + kl.arange(0, BLOCK_S)
     bh = kl.program_id(1)
     offs_d = kl.arange(0, BLOCK_D)
-    mask = (offs_d[:, None] < HEAD_DIM) & (offs_s[None, :] < SEQ_K)
+    mask = ((offs_s[:, None] < SEQ_K) & (offs_d[None, :] < HEAD_DIM)) | EVEN
     k_off = (bh // H) * stride_kb + (bh % H) * stride_kh
-    x = kl.load(K + k_off + offs_s[None, :] * stride_ks + offs_d[:, None], mask=mask, other=0.0).to(kl.float32)
-    kl.store(KT + bh * (HEAD_DIM * SEQ_K) + offs_d[:, None] * SEQ_K + offs_s[None, :], x * qk_scale, mask=mask)
+    x = kl.load(K + k_off + offs_s[:, None] * stride_ks + offs_d[None, :], mask=mask, other=0.0).to(kl.float32)
+    kl.store(KT + bh * (HEAD_DIM * SEQ_K) + offs_d[:, None] * SEQ_K + offs_s[None, :], kl.trans(x * qk_scale),
+             mask=kl.trans(mask))  # fmt: skip
 
 
 @kdsl.kernel
@@ -269,7 +273,7 @@ def attention(
     kt = empty((nb * nh, d, sk), np.float32, k)
     if sk:
         launch(transpose_keys_kernel, (kdsl.cdiv(sk, 64), nb * nh), k, kt, scale * LOG2E, nh, sk, d, skb, skh, sks,
-               BLOCK_S=64, BLOCK_D=bd)  # fmt: skip
+               BLOCK_S=64, BLOCK_D=bd, EVEN=sk % 64 == 0 and d == bd)  # fmt: skip
     bm, bn = blocks or default_blocks(sq, sk, q)
     while True:
         grid = (kdsl.cdiv(sq, bm), nb * nh)

@@ -179,6 +179,31 @@ GUARDED = (
     + TAIL
 )
 
+# the write side of a transpose: a 64 x 64 private tile read down its columns
+# (index = (s % 64) * 64 + s / 64, a stride of 64 per lane), written as contiguous rows
+COLUMNS = (
+    HEAD
+    + """\
+    %c0 = arith.constant {value = 0} : i32
+    %c1 = arith.constant {value = 1} : i32
+    %c64 = arith.constant {value = 64} : i32
+    %c4096 = arith.constant {value = 4096} : i32
+    %tile = wi.alloc : memref<4096xf32, private>
+    scf.for %c0, %c4096, %c1 : i32, i32, i32 {
+    ^bb0(%s: i32):
+      %col = arith.rem %s, %c64 : i32
+      %row = arith.div %s, %c64 : i32
+      %t = arith.mul %col, %c64 : i32
+      %i = arith.add %t, %row : i32
+      %v = wi.load %tile, %i : (memref<4096xf32, private>, i32) -> f32
+      %q = wi.addptr %y, %s : (ptr<f32>, i32) -> ptr<f32>
+      wi.gstore %q, %v : ptr<f32>, f32
+      scf.yield
+    }
+"""
+    + TAIL
+)
+
 # must stay scalar: a column mask (col < n holds for some lanes of a chunk only), a divisor the
 # width does not divide (48 % 32), a loop starting off a chunk boundary
 BROADCAST_SCALAR = (
@@ -234,7 +259,8 @@ def _vectorized(text: str, width: int = 16) -> tuple[str, int]:
 
 @pytest.mark.parametrize(
     ("name", "text", "loops"),
-    [("masked", MASKED, 1), ("reduce", REDUCE, 3), ("broadcast", BROADCAST, 1), ("guarded", GUARDED, 1)],
+    [("masked", MASKED, 1), ("reduce", REDUCE, 3), ("broadcast", BROADCAST, 1), ("guarded", GUARDED, 1),
+     ("columns", COLUMNS, 1)],
 )
 def test_vectorize_golden(name: str, text: str, loops: int) -> None:
     out, n = _vectorized(text)
@@ -444,6 +470,27 @@ def test_chunk_guarded_loads_and_stores(vbackend: str, rows: int, cols: int, pad
         if r < rows - 1:
             want[i, :cols] = (x[r] if r >= 0 else np.full(cols, -2.0, np.float32)) * 3.0
     np.testing.assert_array_equal(y, want)
+
+
+@kdsl.kernel
+def transpose_kernel(x_ptr, y_ptr, BR: kl.constexpr, BC: kl.constexpr):  # type: ignore[no-untyped-def]
+    r = kl.arange(0, BR)
+    c = kl.arange(0, BC)
+    x = kl.load(x_ptr + r[:, None] * BC + c[None, :])
+    kl.store(y_ptr + c[:, None] * BR + r[None, :], kl.trans(x) * 2 + 1)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(br=st.sampled_from([1, 4, 16, 32, 64]), bc=st.sampled_from([1, 8, 16, 64]),
+       dtype=st.sampled_from([np.float32, np.int32, np.float64]), seed=st.integers(0, 100))  # fmt: skip
+def test_transpose_column_loads(vbackend: str, br: int, bc: int, dtype: type, seed: int) -> None:
+    """``kl.trans`` of a private tile (strided ``wi.vload`` where a chunk fits) against numpy."""
+    if dtype is np.float64 and vbackend == "opencl" and not _fp64("opencl"):
+        pytest.skip("the OpenCL device has no fp64")
+    x = (_rng(seed).standard_normal((br, bc)) * 50).astype(dtype)
+    y = np.zeros((bc, br), dtype)
+    transpose_kernel[(1,)](x, y, BR=br, BC=bc)
+    np.testing.assert_array_equal(y, x.T * 2 + 1)
 
 
 def test_vector_width_one_is_scalar(vbackend: str) -> None:

@@ -19,7 +19,7 @@ import llvmlite.ir as ir
 
 from kdsl.codegen.llvm import scalar as sc
 from kdsl.codegen.llvm import streaming, vmath
-from kdsl.codegen.llvm.types import I32, intrinsic, reg, storage, unsigned_to_float
+from kdsl.codegen.llvm.types import I32, I64, intrinsic, reg, storage, unsigned_to_float
 from kdsl.ir.core import Operation
 from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
 
@@ -83,7 +83,16 @@ def emit(fr: FuncRenderer, op: Operation) -> None:
     if n == "wi.vload":
         vt = _vt(op.result.type)
         p, _ = fr._elem_ptr(op.mem, op.index)
-        fr.set(op.result, b.load(p, typ=_store_type(vt), align=vt.element.itemsize))
+        k = op.attributes.get("stride", 1)
+        if k == 1:
+            fr.set(op.result, b.load(p, typ=_store_type(vt), align=vt.element.itemsize))
+            return
+        et = _store_type(vt)  # a column: lane i at element index + i * k
+        out: ir.Value = ir.Constant(et, ir.Undefined)
+        for i in range(vt.lanes):
+            q = b.gep(p, [ir.Constant(I64, i * k)], inbounds=True, source_etype=et.element)
+            out = b.insert_element(out, b.load(q, typ=et.element), ir.Constant(I32, i))
+        fr.set(op.result, out)
         return
     if n == "wi.broadcast":
         fr.set(op.result, splat(b, fr.v(op.operand), _vt(op.result.type).lanes))

@@ -90,6 +90,10 @@ def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
         other = a[2] if op.other is not None else "0"
         return f"({a[1]} ? {whole} : (({ct.reg(t)})({other})))"  # C's ?: evaluates one arm only
     if n == "wi.vload":
+        k = op.attributes.get("stride", 1)
+        if k != 1:  # a column: gathered lane by lane (the array is private or local, in L1)
+            lanes = ", ".join(f"{a[0]}[{a[1]} + {i * k}]" for i in range(_lanes(t)))
+            return f"(({ct.reg(t)})({lanes}))"
         return vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), _space(op.mem.type), f"{a[0]} + {a[1]}")
     if n == "wi.broadcast":
         if _elem(t).name == "i1":

@@ -30,10 +30,13 @@ def _vector(op: Operation, t: Type, elem: object) -> VectorType:
 
 
 class VLoadOp(Operation):
-    """``wi.vload %mem, %index : vector<NxT>``: elements ``index .. index+N-1`` of a memref."""
+    """``wi.vload %mem, %index [{stride = k}] : vector<NxT>``: elements ``index .. index+N-1`` of a
+    memref, or with ``stride`` the elements ``index + i * k`` (a column of a row-major private
+    tile: the read side of a transpose, gathered lane by lane from L1)."""
 
     NAME = "wi.vload"
     OPERANDS = ("mem", "index")
+    ATTRS = {"stride?": int}
 
     def verify_(self) -> None:
         t = self.mem.type
@@ -41,6 +44,8 @@ class VLoadOp(Operation):
             raise self.error("loads from a memref")
         _vector(self, self.result.type, t.element)
         require_int(self, self.index.type)
+        if self.attributes.get("stride", 1) < 1:
+            raise self.error("stride must be positive")
 
 
 class VStoreOp(Operation):
