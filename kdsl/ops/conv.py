@@ -105,6 +105,22 @@ def pad_nhwc_kernel(  # type: ignore[no-untyped-def]
 
 
 @kdsl.kernel
+def planes_to_nhwc_kernel(  # type: ignore[no-untyped-def]
+    X, Xp, C, P, sxn, sxc, BLOCK_P: kl.constexpr, BLOCK_C: kl.constexpr, EVEN: kl.constexpr,
+):  # fmt: skip
+    # Xp[n, p, c] = X[n, c, p] for images whose planes of P = H * W pixels are contiguous (NCHW):
+    # a (channels, pixels) tile read along the planes, transposed in registers, stored along the
+    # channels -- whole vectors both ways (EVEN: the blocks divide P and C, no mask splits one).
+    n = kl.program_id(1)
+    offs_p = kl.program_id(0) * BLOCK_P + kl.arange(0, BLOCK_P)
+    offs_c = kl.program_id(2) * BLOCK_C + kl.arange(0, BLOCK_C)
+    ok = ((offs_c[:, None] < C) & (offs_p[None, :] < P)) | EVEN
+    x = kl.load(X + n * sxn + offs_c[:, None] * sxc + offs_p[None, :], mask=ok)
+    kl.store(Xp + (n * P + offs_p[:, None]) * C + offs_c[None, :], kl.trans(x).to(Xp.dtype.element_ty),
+             mask=kl.trans(ok))  # fmt: skip
+
+
+@kdsl.kernel
 def conv2d_nhwc_kernel(  # type: ignore[no-untyped-def]
     Xp, Wt, Bias, Y,
     C, HP, WP, OC, OH, OW, stride_h, stride_w,
@@ -270,10 +286,16 @@ def padded_nhwc(
 ) -> Array:  # fmt: skip
     """A contiguous ``(N, HP, WP, C)`` copy of ``x`` (``size = (N, C, H, W)``, element strides ``sx``
     in that order, any layout) with ``pad`` zero rows/columns before it and zeros up to
-    ``out = (HP, WP)`` after it (:func:`pad_nhwc_kernel`)."""
+    ``out = (HP, WP)`` after it (:func:`pad_nhwc_kernel`; unpadded contiguous planes, NCHW:
+    :func:`planes_to_nhwc_kernel`, a transpose moving whole vectors)."""
     nb, c, h, w = size
     hp, wp = out
     xp = empty((nb, hp, wp, c), dtype, x)
+    if (hp, wp) == (h, w) and pad == (0, 0) and sx[2:] == (w, 1) and h * w >= 16 and c >= 16:
+        bp, bc = (64 if h * w % 64 == 0 else 16), pow2(c, lo=16, hi=64)
+        launch(planes_to_nhwc_kernel, (kdsl.cdiv(h * w, bp), nb, kdsl.cdiv(c, bc)), x, xp, c, h * w, sx[0], sx[1],
+               BLOCK_P=bp, BLOCK_C=bc, EVEN=h * w % bp == 0 and c % bc == 0)  # fmt: skip
+        return xp
     launch(pad_nhwc_kernel, (kdsl.cdiv(wp, 16), nb * hp), x, xp, c, h, w, hp, wp, pad[0], pad[1], *sx,
            BLOCK_W=16, BLOCK_C=pow2(c, lo=16, hi=64))  # fmt: skip
     return xp
