@@ -55,6 +55,16 @@ class MemorySemantic(MathSemantic):
             raise self.error(f"{what} of shape {t.shape} cannot be broadcast to the pointer shape {ptr.shape}")
         return self.broadcast_to(t, ptr.shape)
 
+    def _grow_pointer(self, ptr: tensor, mask: Any, other: Any) -> tensor:
+        """A load's pointer tile broadcasts *with* its mask and ``other`` (Triton's
+        ``_load_legacy``: ``broadcast_impl_value(ptr, mask)``): a ``[1, N]`` row of pointers
+        with an ``[M, N]`` mask loads an ``[M, N]`` tile. A scalar pointer never grows."""
+        if not ptr.shape:
+            return ptr
+        shapes = [self.to_tensor(x).shape for x in (mask, other) if unwrap(x) is not None]
+        shape = self.broadcast_shapes(ptr.shape, *shapes)
+        return ptr if shape == ptr.shape else self.broadcast_to(ptr, shape)
+
     def _mask(self, ptr: tensor, mask: Any) -> tensor | None:
         if unwrap(mask) is None:
             return None
@@ -80,6 +90,7 @@ class MemorySemantic(MathSemantic):
             raise self.error("kl.load: boundary_check is only supported for block pointers (kl.make_block_ptr)")
         if unwrap(padding_option):
             raise self.error("kl.load: padding_option is only supported for block pointers (kl.make_block_ptr)")
+        ptr = self._grow_pointer(ptr, mask, other)
         m = self._mask(ptr, mask)
         operands = [ptr.handle]
         if m is not None:

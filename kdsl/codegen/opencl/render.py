@@ -20,7 +20,7 @@ from kdsl.codegen.opencl import ctypes as ct
 from kdsl.codegen.opencl import exprs, streaming, vector
 from kdsl.codegen.opencl.block import render_block
 from kdsl.codegen.opencl.mma import render_mma
-from kdsl.codegen.opencl.prelude import FIXED, HEADER, float_atomic
+from kdsl.codegen.opencl.prelude import FIXED, HEADER, float_atomic, narrow_atomic
 from kdsl.errors import CompilationError
 from kdsl.ir.analysis import written_pointer_args
 from kdsl.ir.core import Block, Operation, Value
@@ -282,11 +282,14 @@ class Renderer:
         elif e.bitwidth == 64 and e.is_integer:
             self._int64_atomics(op)
             call = f"atom_{_ATOMIC_FN[kind]}((volatile __global {c}*){a[0]}, {a[1]})"
+        elif e.bitwidth == 16 and e.is_float and kind == "add":
+            self.need("kd_half" if e.name == "f16" else "kd_rbf")
+            call = f"{self.helper(*narrow_atomic('add', e, c))}({a[0]}, {a[1]})"
         elif e.name == "f64" and kind == "xchg":
             self._int64_atomics(op)
             call = f"as_double(atom_xchg((volatile __global ulong*){a[0]}, as_ulong({a[1]})))"
         else:
-            raise CompilationError(f"opencl: atomic {kind} on {e} is not supported (32/64-bit only)", op.loc)
+            raise CompilationError(f"opencl: atomic {kind} on {e} is not supported", op.loc)
         return f"({a[2]} ? {call} : {a[1]})" if len(a) > 2 else call
 
     def atomic_cas(self, op: Operation, a: list[str]) -> str:
@@ -302,7 +305,11 @@ class Renderer:
             if e.is_float:
                 return f"as_double(atom_cmpxchg((volatile __global ulong*){a[0]}, as_ulong({a[1]}), as_ulong({a[2]})))"
             return f"atom_cmpxchg((volatile __global {ct.reg(e)}*){a[0]}, {a[1]}, {a[2]})"
-        raise CompilationError(f"opencl: atomic_cas on {e} is not supported (32/64-bit only)", op.loc)
+        if e.bitwidth == 16:
+            if e.is_float:
+                self.need("kd_half" if e.name == "f16" else "kd_rbf")
+            return f"{self.helper(*narrow_atomic('cas', e, ct.reg(e)))}({a[0]}, {a[1]}, {a[2]})"
+        raise CompilationError(f"opencl: atomic_cas on {e} is not supported (16/32/64-bit only)", op.loc)
 
     def _int64_atomics(self, op: Operation) -> None:
         if not self.caps.int64_atomics:
