@@ -259,7 +259,7 @@ class BlockPtrSemantic(ReduceSemantic):
 
     def _check_padding(self, pad: str, ptr_ty: Any, what: str) -> None:
         elem = ptr_ty.pointee if isinstance(ptr_ty, PointerType) else ptr_ty
-        if pad == "nan" and not elem.is_float:
+        if pad == "nan" and not (isinstance(elem, ScalarType) and elem.is_float):
             raise self.error(f"{what}: padding_option 'nan' needs a floating-point pointee, got {elem}")
 
     def _descriptor(self, desc: Any, op: str) -> tensor_descriptor:

@@ -128,12 +128,17 @@ class MemorySemantic(MathSemantic):
             raise self.error(f"unknown memory scope {c!r}; expected one of {', '.join(tile.MEM_SCOPES)}")
         return {"sem": s, "scope": c}
 
+    def _atomic_elem(self, pty: PointerType, what: str) -> ScalarType:
+        if not isinstance(pty.pointee, ScalarType):
+            raise self.error(f"{what} does not support pointers to pointers ({pty})")
+        return pty.pointee
+
     def atomic_rmw(self, kind: str, pointer: Any, val: Any, mask: Any = None, sem: Any = None,
                    scope: Any = None) -> tensor:
         """``atomic_<kind>``: returns the old values; val/mask broadcast to the pointer."""
         ptr, pty = self._pointer(pointer, f"kl.atomic_{kind}")
         self._writable(ptr, f"kl.atomic_{kind}")
-        elem = pty.pointee
+        elem = self._atomic_elem(pty, f"atomic_{kind}")
         if elem in (ScalarType("f16"), ScalarType("bf16")) and kind != "add":
             raise self.error(f"atomic_{kind} does not support {elem}")
         if elem.bitwidth < 16 or elem.name in ("i16", "u16"):
@@ -149,7 +154,7 @@ class MemorySemantic(MathSemantic):
         """Compare-and-swap per lane; returns the old values."""
         ptr, pty = self._pointer(pointer, "kl.atomic_cas")
         self._writable(ptr, "kl.atomic_cas")
-        elem = pty.pointee
+        elem = self._atomic_elem(pty, "atomic_cas")
         if elem.bitwidth not in (16, 32, 64):
             raise self.error(f"atomic_cas only supports 16, 32 or 64-bit elements, got {elem}")
         c = self.cast(self._to_ptr_shape(ptr, cmp, "atomic_cas cmp"), elem)

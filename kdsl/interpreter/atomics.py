@@ -21,7 +21,7 @@ from kdsl.interpreter import elementwise as ew
 from kdsl.interpreter.compiler import Compiler, register
 from kdsl.interpreter.frames import Frame, OpFn
 from kdsl.interpreter.memory import AccessSite, Memory
-from kdsl.interpreter.memory_ops import make_site, pointee
+from kdsl.interpreter.memory_ops import make_site, scalar_pointee
 from kdsl.interpreter.values import Array, from_storage, storage_dtype, to_storage, value_dtype
 from kdsl.ir.core import Operation
 from kdsl.ir.types import ScalarType
@@ -69,7 +69,7 @@ def _sub_site(site: AccessSite, picked: Array) -> AccessSite:
 
 @register("tile.atomic_rmw")
 def _atomic_rmw(op: Operation, c: Compiler) -> OpFn:
-    e = pointee(op)
+    e = scalar_pointee(op)
     fn = _rmw_fn(op.attributes["kind"], e)
     ptr, val, mask = op.ptr, op.val, op.mask
     r = op.result
@@ -96,7 +96,7 @@ def _atomic_rmw(op: Operation, c: Compiler) -> OpFn:
 
 @register("tile.atomic_cas")
 def _atomic_cas(op: Operation, c: Compiler) -> OpFn:
-    e = pointee(op)
+    e = scalar_pointee(op)
     bits = np.dtype(f"u{max(1, e.itemsize)}")
     ptr, cmp, val = op.ptr, op.cmp, op.val
     r = op.result

@@ -47,7 +47,7 @@ def _fields_text(xs: tuple[Index, ...]) -> str:
     return "(" + ", ".join(_field_text(x) for x in xs) + ("," if len(xs) == 1 else "") + ")"
 
 
-def _pointee(base: tensor) -> ScalarType:
+def _pointee(base: tensor) -> ScalarType | PointerType:
     ty = base.dtype
     assert isinstance(ty, PointerType)
     return ty.pointee
@@ -71,7 +71,7 @@ class block_pointer(Aggregate):
         self.order = order
 
     @property
-    def dtype(self) -> ScalarType:
+    def dtype(self) -> ScalarType | PointerType:
         """The pointee (element) type."""
         return _pointee(self.base)
 
@@ -115,7 +115,7 @@ class tensor_descriptor(Aggregate):
         self.padding = padding
 
     @property
-    def dtype(self) -> ScalarType:
+    def dtype(self) -> ScalarType | PointerType:
         """The element type of the described tensor."""
         return _pointee(self.base)
 

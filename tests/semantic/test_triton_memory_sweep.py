@@ -25,6 +25,9 @@ import pytest
 
 import kdsl
 import kdsl.language as kl
+from kdsl.errors import CompilationError
+
+from ._util import line_of
 
 # --- load / store ---------------------------------------------------------------------------
 
@@ -517,3 +520,77 @@ def test_f16_atomic_cas_neighbours_untouched(backend: str) -> None:
     f16_cas_kernel[(1,)](x, old, BLOCK=8)
     np.testing.assert_array_equal(old, start)
     np.testing.assert_array_equal(x, np.where(start == 1.5, np.arange(8) + 10, start).astype(np.float16))
+
+
+# --- pointers to pointers -----------------------------------------------------------------------
+
+
+@kdsl.kernel
+def pointer_table_kernel(x_ptr, y_ptr, table_ptr, out_ptr, BLOCK: kl.constexpr):
+    offs = kl.arange(0, BLOCK)
+    slots = table_ptr.to(kl.pointer_type(kl.pointer_type(kl.float32)))  # an int64 array of addresses
+    kl.store(slots + offs, kl.where(offs % 2 == 0, x_ptr, y_ptr) + offs // 2)  # a tile of pointers stored
+    kl.debug_barrier()
+    ptrs = kl.load(slots + offs)  # ... and loaded back
+    kl.store(out_ptr + offs, kl.load(ptrs))
+    first = kl.load(slots + 1)  # a scalar pointer from memory
+    kl.store(out_ptr + BLOCK, kl.load(first + 1))
+
+
+def test_pointers_stored_and_loaded_through_a_pointer_to_pointers(backend: str) -> None:
+    x = np.arange(8, dtype=np.float32) + 1
+    y = -np.arange(8, dtype=np.float32)
+    table = np.zeros(8, np.int64)
+    out = np.zeros(9, np.float32)
+    pointer_table_kernel[(1,)](x, y, table, out, BLOCK=8)
+    i = np.arange(8)
+    np.testing.assert_array_equal(out[:8], np.where(i % 2 == 0, x[i // 2], y[i // 2]))
+    assert out[8] == y[1]
+
+
+# --- errors at the user's line ------------------------------------------------------------------
+
+
+@kdsl.kernel
+def atomic_on_pointer_table_kernel(table_ptr):
+    slots = table_ptr.to(kl.pointer_type(kl.pointer_type(kl.float32)))
+    kl.atomic_xchg(slots, table_ptr.to(kl.pointer_type(kl.float32)))  # MARK: atomic-ptr-ptr
+
+
+@kdsl.kernel
+def scalar_pointer_tile_mask_kernel(x_ptr):
+    kl.load(x_ptr, mask=kl.arange(0, 4) < 2)  # MARK: scalar-ptr-tile-mask
+
+
+@kdsl.kernel
+def store_grows_pointer_kernel(x_ptr):
+    kl.store(x_ptr + kl.arange(0, 4)[None, :], kl.zeros((2, 4), kl.float32))  # MARK: store-grows
+
+
+@kdsl.kernel
+def pointer_difference_kernel(x_ptr, out_ptr):
+    kl.store(out_ptr, (x_ptr + 3) - x_ptr)  # MARK: ptr-minus-ptr
+
+
+@kdsl.kernel
+def half_atomic_max_kernel(x_ptr):
+    kl.atomic_max(x_ptr, 1.0)  # MARK: f16-max
+
+
+ERRORS = [
+    (atomic_on_pointer_table_kernel, np.int64, "atomic-ptr-ptr", "does not support pointers to pointers"),
+    (scalar_pointer_tile_mask_kernel, np.float32, "scalar-ptr-tile-mask", "mask cannot be a tile"),
+    (store_grows_pointer_kernel, np.float32, "store-grows", "cannot be broadcast to the pointer shape (1, 4)"),
+    (pointer_difference_kernel, np.float32, "ptr-minus-ptr", "invalid operands of type ptr<f32> and ptr<f32>"),
+    (half_atomic_max_kernel, np.float16, "f16-max", "atomic_max does not support f16"),
+]
+
+
+@pytest.mark.parametrize(("kernel", "dtype", "marker", "message"), ERRORS, ids=[e[2] for e in ERRORS])
+def test_errors_name_the_line(kernel: object, dtype: type, marker: str, message: str) -> None:
+    x = np.zeros(4, dtype)
+    args = (x, x) if kernel is pointer_difference_kernel else (x,)
+    with kdsl.backend("interpreter"), pytest.raises(CompilationError) as info:
+        kernel[(1,)](*args)  # type: ignore[index]
+    assert message in str(info.value)
+    assert info.value.loc.line == line_of(__file__, f"MARK: {marker}")

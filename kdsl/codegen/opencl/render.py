@@ -214,7 +214,9 @@ class Renderer:
         pt = op.ptr.type
         assert isinstance(pt, PointerType)
         e = pt.pointee
-        if e.name == "f16":
+        if isinstance(e, PointerType):  # a pointer written to memory
+            val = a[1]
+        elif e.name == "f16":
             self.need("kd_half")
             val = f"kd_f2h({a[1]})"
         elif e.name == "bf16":
@@ -251,7 +253,9 @@ class Renderer:
         pt = op.ptr.type
         assert isinstance(pt, PointerType)
         e = pt.pointee
-        if e.name == "f16":
+        if isinstance(e, PointerType):  # a pointer read from memory
+            ld = f"*{a[0]}"
+        elif e.name == "f16":
             self.need("kd_half")
             ld = f"kd_h2f(*{a[0]})"
         elif e.name == "bf16":
@@ -263,13 +267,13 @@ class Renderer:
             ld = f"*{a[0]}"
         if len(a) == 1:
             return ld
-        other = a[2] if len(a) > 2 else ct.literal(0, e)
+        other = a[2] if len(a) > 2 else "0" if isinstance(e, PointerType) else ct.literal(0, e)
         return f"({a[1]} ? {ld} : {other})"
 
     def atomic_rmw(self, op: Operation, a: list[str]) -> str:
         pt = op.ptr.type
         assert isinstance(pt, PointerType)
-        e = pt.pointee
+        e = pt.scalar_pointee
         kind = op.attributes["kind"]
         c = ct.reg(e)
         if e.is_float and e.name in ("f32", "f64") and kind != "xchg":
@@ -295,7 +299,7 @@ class Renderer:
     def atomic_cas(self, op: Operation, a: list[str]) -> str:
         pt = op.ptr.type
         assert isinstance(pt, PointerType)
-        e = pt.pointee
+        e = pt.scalar_pointee
         if e.bitwidth == 32:
             if e.is_float:
                 return f"as_float(atomic_cmpxchg((volatile __global uint*){a[0]}, as_uint({a[1]}), as_uint({a[2]})))"

@@ -454,6 +454,8 @@ class AtomicRMWOp(Operation):
         kind = self.attributes["kind"]
         if kind not in ATOMIC_KINDS:
             raise self.error(f"unknown atomic kind {kind!r}")
+        if not isinstance(pt.pointee, ScalarType):
+            raise self.error("atomics need scalar pointees, not pointers")
         if kind in ("and", "or", "xor") and not pt.pointee.is_integer:
             raise self.error(f"atomic {kind} needs integers")
         _check_sem(self)
