@@ -522,6 +522,50 @@ def test_f16_atomic_cas_neighbours_untouched(backend: str) -> None:
     np.testing.assert_array_equal(x, np.where(start == 1.5, np.arange(8) + 10, start).astype(np.float16))
 
 
+# --- tensor descriptor reductions ------------------------------------------------------------
+
+
+@kdsl.kernel
+def descriptor_atomic_kernel(x_ptr, M, N, OP: kl.constexpr, BM: kl.constexpr, BN: kl.constexpr):
+    desc = kl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+    om = kl.program_id(0) * (BM // 2) - 2  # overlapping blocks that straddle every edge
+    on = kl.program_id(1) * (BN // 2) - 2
+    v = (kl.arange(0, BM)[:, None] * BN + kl.arange(0, BN)[None, :]).to(desc.dtype)
+    if OP == "add":
+        desc.atomic_add([om, on], v)
+    elif OP == "max":
+        desc.atomic_max([om, on], v)
+    elif OP == "min":
+        desc.atomic_min([om, on], v)
+    elif OP == "and":
+        desc.atomic_and([om, on], v)
+    elif OP == "or":
+        desc.atomic_or([om, on], v)
+    else:
+        desc.atomic_xor([om, on], v)
+
+
+@pytest.mark.parametrize(("op", "dtype"), [("add", np.int32), ("add", np.float32), ("max", np.uint32),
+                                           ("min", np.int64), ("and", np.int32), ("or", np.uint64),
+                                           ("xor", np.int64)])
+def test_tensor_descriptor_atomics(backend: str, op: str, dtype: type) -> None:
+    M, N, BM, BN, grid = 7, 9, 4, 8, (4, 3)
+    start = ((np.arange(M * N) * 37) % 50).astype(dtype).reshape(M, N)
+    ref = start.copy()
+    fn = {"add": np.add, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
+          "xor": np.bitwise_xor}[op]
+    for pm in range(grid[0]):
+        for pn in range(grid[1]):
+            for i in range(BM):
+                for j in range(BN):
+                    r, c = pm * (BM // 2) - 2 + i, pn * (BN // 2) - 2 + j
+                    if 0 <= r < M and 0 <= c < N:
+                        ref[r, c] = fn(ref[r, c], dtype(i * BN + j))
+    x = start.copy()
+    descriptor_atomic_kernel[grid](x, M, N, OP=op, BM=BM, BN=BN)
+    np.testing.assert_array_equal(x, ref)
+
+
 # --- pointers to pointers -----------------------------------------------------------------------
 
 
