@@ -34,8 +34,23 @@ def _rmw_fn(kind: str, e: ScalarType) -> Callable[[Array, Array], Array]:
     if kind == "xchg":
         return lambda old, v: np.broadcast_to(v, old.shape)
     if e.is_float and kind in ("max", "min"):
-        return ew.binary(kind, e, {"propagate_nan": True})
+        return _float_extremum(kind == "max", ew.binary(kind, e, {"propagate_nan": True}))
     return ew.binary(kind, e, {})
+
+
+def _float_extremum(is_max: bool, fn: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
+    """NaN-propagating max/min that orders -0.0 below +0.0 (IEEE 754-2019 ``maximum``/
+    ``minimum``; what Triton's sign-split integer atomics give for zeros)."""
+
+    def run(old: Array, v: Array) -> Array:
+        r = fn(old, v)
+        tie = (old == v) & (np.signbit(old) != np.signbit(v))
+        if not tie.any():
+            return r
+        pick_old = np.signbit(v) if is_max else np.signbit(old)
+        return np.where(tie, np.where(pick_old, old, v), r)
+
+    return run
 
 
 def apply_atomic(

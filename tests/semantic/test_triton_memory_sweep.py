@@ -439,6 +439,39 @@ def test_tensor_atomic_min_2d(backend: str) -> None:
     np.testing.assert_array_equal(x, np.minimum(np.arange(64).reshape(8, 8), 1).astype(np.float32))
 
 
+@kdsl.kernel
+def signed_zero_kernel(x_ptr):
+    kl.atomic_max(x_ptr, 0.0)
+    kl.atomic_min(x_ptr + 1, -0.0)
+    kl.atomic_max(x_ptr + 2, -0.0)
+    kl.atomic_min(x_ptr + 3, 0.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_atomic_max_min_order_signed_zeros(backend: str, dtype: type) -> None:
+    """Triton's float atomic_max/min split on the sign bit (signed max on non-negative values,
+    unsigned min on negative ones), so -0.0 counts as below +0.0."""
+    x = np.array([-0.0, 0.0, 0.0, -0.0], dtype)
+    signed_zero_kernel[(1,)](x)
+    np.testing.assert_array_equal(np.signbit(x), [False, True, False, True])
+
+
+@kdsl.kernel
+def wide_offsets_kernel(x_ptr, u_ptr, out_ptr):
+    offs = kl.arange(0, 4)
+    big = kl.full((), 1 << 33, kl.int64)
+    kl.store(out_ptr + offs, kl.load(x_ptr + big + offs - big))  # 64-bit pointer arithmetic
+    u = kl.load(u_ptr)  # a uint32 >= 2**31 is zero-extended, not sign-extended
+    kl.store(out_ptr + 4 + offs, kl.load((x_ptr + u) - u + offs))
+
+
+def test_pointer_arithmetic_is_64_bit(backend: str) -> None:
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    wide_offsets_kernel[(1,)](x, np.array([3_000_000_000], np.uint32), out)
+    np.testing.assert_array_equal(out, np.tile(x[:4], 2))
+
+
 # --- histogram, gather ------------------------------------------------------------------------
 
 

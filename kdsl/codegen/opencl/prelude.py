@@ -95,8 +95,10 @@ def float_atomic(kind: str, c: str) -> tuple[str, str]:
     if kind == "add":
         new = "o + v"
     else:
+        # NaN-propagating, and -0.0 below +0.0 (IEEE maximum/minimum, the interpreter's rule)
         fn = "fmax" if kind == "max" else "fmin"
-        new = f"((isnan(o) || isnan(v)) ? o + v : {fn}(o, v))"
+        tie = "(signbit(o) ? v : o)" if kind == "max" else "(signbit(o) ? o : v)"
+        new = f"((isnan(o) || isnan(v)) ? o + v : (o == v ? {tie} : {fn}(o, v)))"
     src = (
         f"inline {c} {name}(volatile __global {c}* p, {c} v) {{\n"
         f"  volatile __global {it}* q = (volatile __global {it}*)p;\n"

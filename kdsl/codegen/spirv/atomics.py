@@ -115,18 +115,23 @@ def _native_fadd(e: Emitter, elem: ScalarType) -> bool:
     return True
 
 
-def _combine(e: Emitter, kind: str, rt: int, old: int, val: int) -> int:
+def _combine(e: Emitter, kind: str, rt: int, it: int, old: int, val: int) -> int:
     f = e.f
     if kind == "add":
         return f.binary("add", rt, old, val)
     either_nan = f.lor(f.isnan(old), f.isnan(val))
     best = f.ext(rt, "NMax" if kind == "max" else "NMin", old, val)
+    # -0.0 below +0.0 (IEEE maximum/minimum, the interpreter's rule): on a tie keep the one whose
+    # sign bit says so
+    old_neg = f.op("OpSLessThan", e.m.t_bool(), f.bitcast(it, old), f.const(it, 0))
+    tie = f.select(rt, old_neg, val, old) if kind == "max" else f.select(rt, old_neg, old, val)
+    best = f.select(rt, f.op("OpFOrdEqual", e.m.t_bool(), old, val), tie, best)
     return f.select(rt, either_nan, f.binary("add", rt, old, val), best)
 
 
 def _cas_loop(e: Emitter, op: Operation, kind: str, addr: int, val: int, rt: int, it: int) -> int:
     cur = _loop(e, op, _ptr(e, addr, it), it,
-                lambda cur: e.f.bitcast(it, _combine(e, kind, rt, e.f.bitcast(rt, cur), val)))
+                lambda cur: e.f.bitcast(it, _combine(e, kind, rt, it, e.f.bitcast(rt, cur), val)))
     return e.f.bitcast(rt, cur)
 
 
