@@ -392,6 +392,23 @@ def test_tensor_atomic_cas(backend: str, dtype: type) -> None:
 
 
 @kdsl.kernel
+def cas_same_address_kernel(x_ptr, old_ptr, BLOCK: kl.constexpr):
+    offs = kl.arange(0, BLOCK)
+    old = kl.atomic_cas(x_ptr + offs * 0, kl.zeros((BLOCK,), kl.int32), offs + 1)
+    kl.store(old_ptr + offs, old)
+
+
+def test_atomic_cas_lanes_sharing_an_address(backend: str) -> None:
+    """Exactly one lane finds the initial 0 and swaps; every other lane sees the winner's value."""
+    x = np.zeros(1, np.int32)
+    old = np.full(16, -1, np.int32)
+    cas_same_address_kernel[(1,)](x, old, BLOCK=16)
+    winner = int(x[0])
+    assert 1 <= winner <= 16 and old[winner - 1] == 0
+    assert np.count_nonzero(old == 0) == 1 and np.all(old[old != 0] == winner)
+
+
+@kdsl.kernel
 def serialized_add_kernel(data_ptr, lock_ptr, SEM: kl.constexpr):
     ptrs = data_ptr + kl.arange(0, 16)
     while kl.atomic_cas(lock_ptr, 0, 1, SEM) == 1:
