@@ -115,6 +115,20 @@ class BlockPtrSemantic(ReduceSemantic):
         every = tuple(range(len(d.block_shape)))
         self._access_store(d.base, d.shape, d.strides, offs, d.block_shape, every, value, "", "")
 
+    def descriptor_atomic(self, kind: str, desc: Any, offsets: Any, value: Any) -> None:
+        """``desc.atomic_<kind>(offsets, value)``: ``atomic_<kind>`` on the block's pointer tile,
+        masked to the tensor's bounds; ``value`` must have the block's shape (Triton's
+        ``validate_store_like``)."""
+        what = f"tensor_descriptor.atomic_{kind}"
+        d = self._descriptor(desc, f"atomic_{kind}")
+        offs = self._offsets(offsets, len(d.block_shape), what)
+        v = self.to_tensor(value)
+        if v.shape != d.block_shape:
+            raise self.error(f"{what}: value shape {v.shape} must equal the block shape {d.block_shape}")
+        every = tuple(range(len(d.block_shape)))
+        ptr = self._pointer_tile(d.base, d.strides, offs, d.block_shape)
+        self.atomic_rmw(kind, ptr, v, self._bounds_mask(d.shape, offs, d.block_shape, every))
+
     def _access_load(self, base: tensor, shape: tuple[Index, ...], strides: tuple[Index, ...],
                      offsets: tuple[tensor, ...], dims: tuple[int, ...], checked: tuple[int, ...], pad: str,
                      cache_modifier: Any, eviction_policy: Any, volatile: Any) -> tensor:
@@ -259,7 +273,7 @@ class BlockPtrSemantic(ReduceSemantic):
 
     def _check_padding(self, pad: str, ptr_ty: Any, what: str) -> None:
         elem = ptr_ty.pointee if isinstance(ptr_ty, PointerType) else ptr_ty
-        if pad == "nan" and not elem.is_float:
+        if pad == "nan" and not (isinstance(elem, ScalarType) and elem.is_float):
             raise self.error(f"{what}: padding_option 'nan' needs a floating-point pointee, got {elem}")
 
     def _descriptor(self, desc: Any, op: str) -> tensor_descriptor:

@@ -55,6 +55,16 @@ class MemorySemantic(MathSemantic):
             raise self.error(f"{what} of shape {t.shape} cannot be broadcast to the pointer shape {ptr.shape}")
         return self.broadcast_to(t, ptr.shape)
 
+    def _grow_pointer(self, ptr: tensor, mask: Any, other: Any) -> tensor:
+        """A load's pointer tile broadcasts *with* its mask and ``other`` (Triton's
+        ``_load_legacy``: ``broadcast_impl_value(ptr, mask)``): a ``[1, N]`` row of pointers
+        with an ``[M, N]`` mask loads an ``[M, N]`` tile. A scalar pointer never grows."""
+        if not ptr.shape:
+            return ptr
+        shapes = [self.to_tensor(x).shape for x in (mask, other) if unwrap(x) is not None]
+        shape = self.broadcast_shapes(ptr.shape, *shapes)
+        return ptr if shape == ptr.shape else self.broadcast_to(ptr, shape)
+
     def _mask(self, ptr: tensor, mask: Any) -> tensor | None:
         if unwrap(mask) is None:
             return None
@@ -80,6 +90,7 @@ class MemorySemantic(MathSemantic):
             raise self.error("kl.load: boundary_check is only supported for block pointers (kl.make_block_ptr)")
         if unwrap(padding_option):
             raise self.error("kl.load: padding_option is only supported for block pointers (kl.make_block_ptr)")
+        ptr = self._grow_pointer(ptr, mask, other)
         m = self._mask(ptr, mask)
         operands = [ptr.handle]
         if m is not None:
@@ -117,12 +128,17 @@ class MemorySemantic(MathSemantic):
             raise self.error(f"unknown memory scope {c!r}; expected one of {', '.join(tile.MEM_SCOPES)}")
         return {"sem": s, "scope": c}
 
+    def _atomic_elem(self, pty: PointerType, what: str) -> ScalarType:
+        if not isinstance(pty.pointee, ScalarType):
+            raise self.error(f"{what} does not support pointers to pointers ({pty})")
+        return pty.pointee
+
     def atomic_rmw(self, kind: str, pointer: Any, val: Any, mask: Any = None, sem: Any = None,
                    scope: Any = None) -> tensor:
         """``atomic_<kind>``: returns the old values; val/mask broadcast to the pointer."""
         ptr, pty = self._pointer(pointer, f"kl.atomic_{kind}")
         self._writable(ptr, f"kl.atomic_{kind}")
-        elem = pty.pointee
+        elem = self._atomic_elem(pty, f"atomic_{kind}")
         if elem in (ScalarType("f16"), ScalarType("bf16")) and kind != "add":
             raise self.error(f"atomic_{kind} does not support {elem}")
         if elem.bitwidth < 16 or elem.name in ("i16", "u16"):
@@ -138,7 +154,7 @@ class MemorySemantic(MathSemantic):
         """Compare-and-swap per lane; returns the old values."""
         ptr, pty = self._pointer(pointer, "kl.atomic_cas")
         self._writable(ptr, "kl.atomic_cas")
-        elem = pty.pointee
+        elem = self._atomic_elem(pty, "atomic_cas")
         if elem.bitwidth not in (16, 32, 64):
             raise self.error(f"atomic_cas only supports 16, 32 or 64-bit elements, got {elem}")
         c = self.cast(self._to_ptr_shape(ptr, cmp, "atomic_cas cmp"), elem)

@@ -97,7 +97,7 @@ def int_type(v: int) -> ScalarType:
 
 def mangle_type(t: Type) -> str:
     if isinstance(t, PointerType):
-        return "p" + t.pointee.name
+        return "p" + (mangle_type(t.pointee) if isinstance(t.pointee, PointerType) else t.pointee.name)
     if isinstance(t, TileType):
         return "t" + "x".join(map(str, t.dims)) + mangle_type(t.element)
     return t.text()

@@ -21,7 +21,7 @@ from kdsl.interpreter import elementwise as ew
 from kdsl.interpreter.compiler import Compiler, register
 from kdsl.interpreter.frames import Frame, OpFn
 from kdsl.interpreter.memory import AccessSite, Memory
-from kdsl.interpreter.memory_ops import make_site, pointee
+from kdsl.interpreter.memory_ops import make_site, scalar_pointee
 from kdsl.interpreter.values import Array, from_storage, storage_dtype, to_storage, value_dtype
 from kdsl.ir.core import Operation
 from kdsl.ir.types import ScalarType
@@ -34,8 +34,23 @@ def _rmw_fn(kind: str, e: ScalarType) -> Callable[[Array, Array], Array]:
     if kind == "xchg":
         return lambda old, v: np.broadcast_to(v, old.shape)
     if e.is_float and kind in ("max", "min"):
-        return ew.binary(kind, e, {"propagate_nan": True})
+        return _float_extremum(kind == "max", ew.binary(kind, e, {"propagate_nan": True}))
     return ew.binary(kind, e, {})
+
+
+def _float_extremum(is_max: bool, fn: Callable[[Array, Array], Array]) -> Callable[[Array, Array], Array]:
+    """NaN-propagating max/min that orders -0.0 below +0.0 (IEEE 754-2019 ``maximum``/
+    ``minimum``; what Triton's sign-split integer atomics give for zeros)."""
+
+    def run(old: Array, v: Array) -> Array:
+        r = fn(old, v)
+        tie = (old == v) & (np.signbit(old) != np.signbit(v))
+        if not tie.any():
+            return r
+        pick_old = np.signbit(v) if is_max else np.signbit(old)
+        return np.where(tie, np.where(pick_old, old, v), r)
+
+    return run
 
 
 def apply_atomic(
@@ -69,7 +84,7 @@ def _sub_site(site: AccessSite, picked: Array) -> AccessSite:
 
 @register("tile.atomic_rmw")
 def _atomic_rmw(op: Operation, c: Compiler) -> OpFn:
-    e = pointee(op)
+    e = scalar_pointee(op)
     fn = _rmw_fn(op.attributes["kind"], e)
     ptr, val, mask = op.ptr, op.val, op.mask
     r = op.result
@@ -96,7 +111,7 @@ def _atomic_rmw(op: Operation, c: Compiler) -> OpFn:
 
 @register("tile.atomic_cas")
 def _atomic_cas(op: Operation, c: Compiler) -> OpFn:
-    e = pointee(op)
+    e = scalar_pointee(op)
     bits = np.dtype(f"u{max(1, e.itemsize)}")
     ptr, cmp, val = op.ptr, op.cmp, op.val
     r = op.result

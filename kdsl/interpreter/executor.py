@@ -50,7 +50,10 @@ def _largest_tile(func: Operation) -> int:
 
 
 def _makes_pointer_from_int(op: Operation) -> bool:
-    """Does ``op`` turn an integer into a pointer (which may then point outside the arguments)?"""
+    """Does ``op`` turn an integer into a pointer (which may then point outside the arguments)?
+    A pointer loaded from memory (through a pointer to pointers) is one too."""
+    if op.NAME == "tile.load":
+        return isinstance(op.result.type.scalar, PointerType)
     if op.NAME not in ("arith.cast", "arith.bitcast"):
         return False
     src, dst = op.operands[0].type.scalar, op.result.type.scalar
@@ -58,7 +61,10 @@ def _makes_pointer_from_int(op: Operation) -> bool:
 
 
 def _makes_int_from_pointer(op: Operation) -> bool:
-    """Does ``op`` turn a pointer into an integer (an address a later launch may use)?"""
+    """Does ``op`` turn a pointer into an integer (an address a later launch may use)? Storing a
+    pointer to memory does."""
+    if op.NAME == "tile.store":
+        return isinstance(op.operands[1].type.scalar, PointerType)
     if op.NAME != "arith.cast":
         return False
     src, dst = op.operands[0].type.scalar, op.result.type.scalar

@@ -17,10 +17,17 @@ from kdsl.ir.core import Location, Operation
 from kdsl.ir.types import PointerType, ScalarType
 
 
-def pointee(op: Operation) -> ScalarType:
+def pointee(op: Operation) -> ScalarType | PointerType:
     pt = op.operands[0].type.scalar
     assert isinstance(pt, PointerType)
     return pt.pointee
+
+
+def scalar_pointee(op: Operation) -> ScalarType:
+    """The pointee of an access only scalars can have (atomics)."""
+    pt = op.operands[0].type.scalar
+    assert isinstance(pt, PointerType)
+    return pt.scalar_pointee
 
 
 def make_site(fr: Frame, what: str, loc: Location, kernel: str, shape: tuple[int, ...], lanes: Array | None) -> AccessSite:

@@ -37,8 +37,11 @@ def value_dtype(t: Type) -> np.dtype[Any]:
     return e.np_dtype
 
 
-def storage_dtype(e: ScalarType) -> np.dtype[Any]:
-    """numpy dtype of one element of ``e`` in memory (i1: a byte, bf16: u16)."""
+def storage_dtype(e: ScalarType | PointerType) -> np.dtype[Any]:
+    """numpy dtype of one element of ``e`` in memory (i1: a byte, bf16: u16, a pointer: its
+    64-bit address, as the value representation holds it)."""
+    if isinstance(e, PointerType):
+        return _I64
     if e.name == "i1":
         return np.dtype(np.uint8)
     if e.name == "bf16":
@@ -46,8 +49,10 @@ def storage_dtype(e: ScalarType) -> np.dtype[Any]:
     return e.np_dtype
 
 
-def from_storage(raw: Array, e: ScalarType) -> Array:
+def from_storage(raw: Array, e: ScalarType | PointerType) -> Array:
     """Values read from memory (``storage_dtype``) -> value representation."""
+    if isinstance(e, PointerType):
+        return raw
     if e.name == "i1":
         flags: Array = raw != 0
         return flags
@@ -56,8 +61,10 @@ def from_storage(raw: Array, e: ScalarType) -> Array:
     return raw
 
 
-def to_storage(v: Array, e: ScalarType) -> Array:
+def to_storage(v: Array, e: ScalarType | PointerType) -> Array:
     """Value representation -> what is written to memory."""
+    if isinstance(e, PointerType):
+        return v
     if e.name == "i1":
         return v.astype(np.uint8)
     if e.name == "bf16":

@@ -331,13 +331,22 @@ FLOAT_FORMATS: dict[str, FloatFormat] = {
 
 @dataclass(frozen=True)
 class PointerType(Type):
-    """Pointer to global memory (address space 1) holding ``pointee`` scalars."""
+    """Pointer to global memory (address space 1) holding ``pointee`` scalars, or pointers
+    (Triton's ``pointer_type(pointer_type(...))``: 64-bit addresses in memory)."""
 
-    pointee: ScalarType
+    pointee: ScalarType | PointerType
     address_space: int = 1
 
     @property
-    def element_ty(self) -> ScalarType:
+    def scalar_pointee(self) -> ScalarType:
+        """The pointee, where only a scalar one can occur (atomics, vector and block accesses:
+        the frontend refuses those through pointers to pointers)."""
+        if not isinstance(self.pointee, ScalarType):
+            raise TypeError(f"{self.text()} points to pointers, not scalars")
+        return self.pointee
+
+    @property
+    def element_ty(self) -> ScalarType | PointerType:
         """Triton's name for the pointee type."""
         return self.pointee
 
@@ -533,11 +542,11 @@ def _parse_type_prefix(text: str) -> tuple[Type, str]:
     """Parse one type at the start of ``text``; return it and the rest."""
     if text.startswith("ptr<"):
         inner, rest = _split_angle(text[3:])
-        parts = [p.strip() for p in inner.split(",")]
-        pointee = parse_type(parts[0])
-        if not isinstance(pointee, ScalarType):
-            raise TypeParseError(f"pointer to non-scalar {parts[0]!r}")
-        space = int(parts[1]) if len(parts) > 1 else 1
+        m = re.match(r"(.*),\s*(\d+)$", inner)  # an address space follows the last comma
+        elem_text, space = (m.group(1), int(m.group(2))) if m else (inner, 1)
+        pointee = parse_type(elem_text)
+        if not isinstance(pointee, (ScalarType, PointerType)):
+            raise TypeParseError(f"pointer to non-scalar {elem_text!r}")
         return PointerType(pointee, space), rest
     if text.startswith("memref<"):
         inner, rest = _split_angle(text[6:])

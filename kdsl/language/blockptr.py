@@ -47,7 +47,7 @@ def _fields_text(xs: tuple[Index, ...]) -> str:
     return "(" + ", ".join(_field_text(x) for x in xs) + ("," if len(xs) == 1 else "") + ")"
 
 
-def _pointee(base: tensor) -> ScalarType:
+def _pointee(base: tensor) -> ScalarType | PointerType:
     ty = base.dtype
     assert isinstance(ty, PointerType)
     return ty.pointee
@@ -71,7 +71,7 @@ class block_pointer(Aggregate):
         self.order = order
 
     @property
-    def dtype(self) -> ScalarType:
+    def dtype(self) -> ScalarType | PointerType:
         """The pointee (element) type."""
         return _pointee(self.base)
 
@@ -115,7 +115,7 @@ class tensor_descriptor(Aggregate):
         self.padding = padding
 
     @property
-    def dtype(self) -> ScalarType:
+    def dtype(self) -> ScalarType | PointerType:
         """The element type of the described tensor."""
         return _pointee(self.base)
 
@@ -144,6 +144,38 @@ class tensor_descriptor(Aggregate):
     def store(self, offsets: Any, value: Any, _semantic: Semantic = NO_SEMANTIC) -> None:
         """Write ``value`` (broadcast to ``block_shape``) at ``offsets``; out-of-bounds elements are skipped."""
         _semantic.descriptor_store(self, offsets, value)
+
+    # Triton's descriptor reductions: every in-bounds element of the block at ``offsets`` is
+    # combined atomically with ``value`` (which has the block's shape); nothing is returned.
+    @builtin
+    def atomic_add(self, offsets: Any, value: Any, _semantic: Semantic = NO_SEMANTIC) -> None:
+        """Atomically add ``value`` to the in-bounds elements of the block at ``offsets``."""
+        _semantic.descriptor_atomic("add", self, offsets, value)
+
+    @builtin
+    def atomic_min(self, offsets: Any, value: Any, _semantic: Semantic = NO_SEMANTIC) -> None:
+        """Atomic elementwise minimum with ``value`` over the in-bounds block at ``offsets``."""
+        _semantic.descriptor_atomic("min", self, offsets, value)
+
+    @builtin
+    def atomic_max(self, offsets: Any, value: Any, _semantic: Semantic = NO_SEMANTIC) -> None:
+        """Atomic elementwise maximum with ``value`` over the in-bounds block at ``offsets``."""
+        _semantic.descriptor_atomic("max", self, offsets, value)
+
+    @builtin
+    def atomic_and(self, offsets: Any, value: Any, _semantic: Semantic = NO_SEMANTIC) -> None:
+        """Atomic bitwise and with ``value`` over the in-bounds block at ``offsets``."""
+        _semantic.descriptor_atomic("and", self, offsets, value)
+
+    @builtin
+    def atomic_or(self, offsets: Any, value: Any, _semantic: Semantic = NO_SEMANTIC) -> None:
+        """Atomic bitwise or with ``value`` over the in-bounds block at ``offsets``."""
+        _semantic.descriptor_atomic("or", self, offsets, value)
+
+    @builtin
+    def atomic_xor(self, offsets: Any, value: Any, _semantic: Semantic = NO_SEMANTIC) -> None:
+        """Atomic bitwise xor with ``value`` over the in-bounds block at ``offsets``."""
+        _semantic.descriptor_atomic("xor", self, offsets, value)
 
 
 @builtin

@@ -573,7 +573,7 @@ def _scalar(t: Type) -> ScalarType:
 
 def _pointee(t: Type) -> ScalarType:
     assert isinstance(t, PointerType), t
-    return t.pointee
+    return t.scalar_pointee
 
 
 _HANDLERS: dict[str, Callable[[_Vectorizer, Operation, list[str]], None]] = {

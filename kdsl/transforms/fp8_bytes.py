@@ -23,7 +23,7 @@ from kdsl.transforms.base import Pass
 
 def _bytes(t: Type) -> Type:
     elem = t.scalar
-    if isinstance(elem, PointerType) and elem.pointee.is_fp8():
+    if isinstance(elem, PointerType) and isinstance(elem.pointee, ScalarType) and elem.pointee.is_fp8():
         return t.with_element(PointerType(u8, elem.address_space))
     if isinstance(elem, ScalarType) and elem.is_fp8():
         return t.with_element(u8)

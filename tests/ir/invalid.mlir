@@ -446,3 +446,10 @@ tile.func @f(%x: tile<8xf32>, %i: tile<4xf32>) {
   %0 = tile.gather %x, %i {axis = 0} : (tile<8xf32>, tile<4xf32>) -> tile<4xf32>
   tile.return
 }
+
+// -----
+tile.func @f(%p: ptr<ptr<f32>>, %v: ptr<f32>) {
+  // expected-error@+1 {{'tile.atomic_rmw' op atomics need scalar pointees, not pointers}}
+  %0 = tile.atomic_rmw %p, %v {kind = "xchg"} : (ptr<ptr<f32>>, ptr<f32>) -> ptr<f32>
+  tile.return
+}

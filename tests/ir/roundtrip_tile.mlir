@@ -83,6 +83,9 @@ builtin.module {sym_name = "tiles"} {
     %52 = tile.atomic_rmw %x_ptr, %38 {kind = "max", scope = "cta", sem = "acquire"} : (ptr<f32>, f32) -> f32
     %53 = tile.atomic_cas %47, %30, %30 {scope = "gpu", sem = "acq_rel"} : (tile<16xptr<i32>>, tile<16xi32>, tile<16xi32>) -> tile<16xi32>
     %54 = tile.atomic_cas %i_ptr, %n_elements, %pid : (ptr<i32>, i32, i32) -> i32
+    %table = arith.cast %x_ptr : (ptr<f32>) -> ptr<ptr<f32>>
+    %row = tile.load %table : (ptr<ptr<f32>>) -> ptr<f32>
+    tile.store %table, %row : ptr<ptr<f32>>, ptr<f32>
     %55 = tile.call %38, %38 {callee = @combine} : f32
     tile.call {callee = @nothing}
     tile.print %pid, %34 {hex = true, prefix = "pid \"quoted\"\n\ttab \\ back"} : i32, tile<16xi32>

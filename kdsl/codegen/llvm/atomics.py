@@ -39,7 +39,7 @@ def _order(op: Operation, for_load: bool = False) -> str:
 def atomic_rmw(fr: FuncRenderer, op: Operation) -> ir.Value:
     pt = op.ptr.type
     assert isinstance(pt, PointerType)
-    e = pt.pointee
+    e = pt.scalar_pointee
     kind = op.attributes["kind"]
     if e.name == "i1" and kind == "add":
         raise CompilationError("cpu: atomic add on i1 is not supported", op.loc)
@@ -128,7 +128,7 @@ def _combine(fr: FuncRenderer, e: ScalarType, kind: str, old: ir.Value, val: ir.
 def atomic_cas(fr: FuncRenderer, op: Operation) -> ir.Value:
     pt = op.ptr.type
     assert isinstance(pt, PointerType)
-    e = pt.pointee
+    e = pt.scalar_pointee
     b = fr.b
     ptr, cmp, val = fr.v(op.ptr), fr.v(op.cmp), fr.v(op.val)
     if e.name == "i1":

@@ -183,7 +183,7 @@ class FuncRenderer:
         if op.mask is None:
             self.set(op.result, self.gload(e, ptr))
             return
-        other = self.v(op.other) if op.other is not None else ir.Constant(reg(e), 0 if not e.is_float else 0.0)
+        other = self.v(op.other) if op.other is not None else ir.Constant(reg(e), 0.0 if isinstance(e, ScalarType) and e.is_float else 0)
         pre = self.b.block
         then, done = self.new_block("ld"), self.new_block("ld.end")
         self.b.cbranch(self.v(op.mask), then, done)
@@ -256,7 +256,7 @@ class FuncRenderer:
         idx = self.index(ot, off)
         return self.b.gep(ptr, [idx], source_etype=storage(pt.pointee))
 
-    def gload(self, e: ScalarType, ptr: ir.Value) -> ir.Value:
+    def gload(self, e: ScalarType | PointerType, ptr: ir.Value) -> ir.Value:
         return self.from_mem(e, self.b.load(ptr, typ=storage(e), align=_align(e)))
 
     def from_mem(self, e: ScalarType | PointerType, raw: ir.Value) -> ir.Value:

@@ -38,6 +38,8 @@ _STORAGE = {"f16": "ushort", "bf16": "ushort"}
 def reg(t: Type) -> str:
     """C type of a register holding a value of ``t``."""
     if isinstance(t, PointerType):
+        if isinstance(t.pointee, PointerType):  # a pointer to pointers in global memory
+            return f"{reg(t.pointee)} __global*"
         return f"__global {storage(t.pointee)}*"
     if isinstance(t, VectorType):  # lane masks: intN of -1/0, what relational operators give
         return f"int{t.lanes}" if t.element.name == "i1" else f"{_REG[t.element.name]}{t.lanes}"

@@ -3,7 +3,8 @@
 They pin down what C leaves undefined exactly as the interpreter defines it:
 integer division by zero (0) and ``MIN / -1`` (wraps), shift amounts outside
 ``[0, bits)``, narrow-float rounding, NaN-propagating max/min, and float
-atomics as compare-and-swap loops (PoCL has no float atomics).
+atomics as compare-and-swap loops (PoCL has no float atomics), and 16-bit atomics
+(OpenCL has none) as compare-and-swap loops on the aligned 32-bit word holding them.
 """
 
 from __future__ import annotations
@@ -94,8 +95,10 @@ def float_atomic(kind: str, c: str) -> tuple[str, str]:
     if kind == "add":
         new = "o + v"
     else:
+        # NaN-propagating, and -0.0 below +0.0 (IEEE maximum/minimum, the interpreter's rule)
         fn = "fmax" if kind == "max" else "fmin"
-        new = f"((isnan(o) || isnan(v)) ? o + v : {fn}(o, v))"
+        tie = "(signbit(o) ? v : o)" if kind == "max" else "(signbit(o) ? o : v)"
+        new = f"((isnan(o) || isnan(v)) ? o + v : (o == v ? {tie} : {fn}(o, v)))"
     src = (
         f"inline {c} {name}(volatile __global {c}* p, {c} v) {{\n"
         f"  volatile __global {it}* q = (volatile __global {it}*)p;\n"
@@ -104,6 +107,37 @@ def float_atomic(kind: str, c: str) -> tuple[str, str]:
         f"    {c} o = {asf}(old);\n"
         f"    seen = {cas}(q, old, {asu}(({c})({new})));\n"
         f"    if (seen == old) return o;\n"
+        f"    old = seen;\n"
+        f"  }}\n"
+        f"}}\n"
+    )
+    return name, src
+
+
+# (register -> 16 bits, 16 bits -> register) of the 16-bit element types, in C
+_NARROW_BITS = {"f16": ("kd_f2h({})", "kd_h2f({})"), "bf16": ("kd_bfbits(kd_rbf({}))", "kd_bffrom({})"),
+                "i16": ("(ushort)({})", "(short)({})"), "u16": ("(ushort)({})", "(ushort)({})")}
+
+
+def narrow_atomic(kind: str, t: ScalarType, c: str) -> tuple[str, str]:
+    """16-bit ``add`` (f16/bf16, the sum rounded to ``t``) or ``cas`` (bit patterns compared, as a
+    hardware compare-and-swap does) on the half of an aligned 32-bit word that holds the element
+    (little-endian: the element at ``addr % 4 == 2`` is the high half); returns the old value.
+    ``c`` is the register type of ``t``; the C needs the helpers of ``FIXED`` for f16/bf16."""
+    enc, dec = _NARROW_BITS[t.name]
+    name = f"kd_atomic_{kind}_{t.name}"
+    args = f"{c} v" if kind == "add" else f"{c} cmp, {c} v"
+    new = enc.format(f"{dec.format('h')} + v") if kind == "add" else f"(h == {enc.format('cmp')} ? {enc.format('v')} : h)"
+    src = (
+        f"inline {c} {name}(volatile __global void* p, {args}) {{\n"
+        f"  volatile __global uint* q = (volatile __global uint*)((ulong)p & ~(ulong)3);\n"
+        f"  uint sh = (uint)((ulong)p & 2) * 8u;\n"
+        f"  uint old = *q, seen;\n"
+        f"  for (;;) {{\n"
+        f"    ushort h = (ushort)(old >> sh);\n"
+        f"    ushort n = {new};\n"
+        f"    seen = atomic_cmpxchg(q, old, (old & ~(0xffffu << sh)) | ((uint)n << sh));\n"
+        f"    if (seen == old) return {dec.format('h')};\n"
         f"    old = seen;\n"
         f"  }}\n"
         f"}}\n"

@@ -20,7 +20,7 @@ from kdsl.codegen.opencl import ctypes as ct
 from kdsl.codegen.opencl import exprs, streaming, vector
 from kdsl.codegen.opencl.block import render_block
 from kdsl.codegen.opencl.mma import render_mma
-from kdsl.codegen.opencl.prelude import FIXED, HEADER, float_atomic
+from kdsl.codegen.opencl.prelude import FIXED, HEADER, float_atomic, narrow_atomic
 from kdsl.errors import CompilationError
 from kdsl.ir.analysis import written_pointer_args
 from kdsl.ir.core import Block, Operation, Value
@@ -214,7 +214,9 @@ class Renderer:
         pt = op.ptr.type
         assert isinstance(pt, PointerType)
         e = pt.pointee
-        if e.name == "f16":
+        if isinstance(e, PointerType):  # a pointer written to memory
+            val = a[1]
+        elif e.name == "f16":
             self.need("kd_half")
             val = f"kd_f2h({a[1]})"
         elif e.name == "bf16":
@@ -251,7 +253,9 @@ class Renderer:
         pt = op.ptr.type
         assert isinstance(pt, PointerType)
         e = pt.pointee
-        if e.name == "f16":
+        if isinstance(e, PointerType):  # a pointer read from memory
+            ld = f"*{a[0]}"
+        elif e.name == "f16":
             self.need("kd_half")
             ld = f"kd_h2f(*{a[0]})"
         elif e.name == "bf16":
@@ -263,13 +267,13 @@ class Renderer:
             ld = f"*{a[0]}"
         if len(a) == 1:
             return ld
-        other = a[2] if len(a) > 2 else ct.literal(0, e)
+        other = a[2] if len(a) > 2 else "0" if isinstance(e, PointerType) else ct.literal(0, e)
         return f"({a[1]} ? {ld} : {other})"
 
     def atomic_rmw(self, op: Operation, a: list[str]) -> str:
         pt = op.ptr.type
         assert isinstance(pt, PointerType)
-        e = pt.pointee
+        e = pt.scalar_pointee
         kind = op.attributes["kind"]
         c = ct.reg(e)
         if e.is_float and e.name in ("f32", "f64") and kind != "xchg":
@@ -282,17 +286,20 @@ class Renderer:
         elif e.bitwidth == 64 and e.is_integer:
             self._int64_atomics(op)
             call = f"atom_{_ATOMIC_FN[kind]}((volatile __global {c}*){a[0]}, {a[1]})"
+        elif e.bitwidth == 16 and e.is_float and kind == "add":
+            self.need("kd_half" if e.name == "f16" else "kd_rbf")
+            call = f"{self.helper(*narrow_atomic('add', e, c))}({a[0]}, {a[1]})"
         elif e.name == "f64" and kind == "xchg":
             self._int64_atomics(op)
             call = f"as_double(atom_xchg((volatile __global ulong*){a[0]}, as_ulong({a[1]})))"
         else:
-            raise CompilationError(f"opencl: atomic {kind} on {e} is not supported (32/64-bit only)", op.loc)
+            raise CompilationError(f"opencl: atomic {kind} on {e} is not supported", op.loc)
         return f"({a[2]} ? {call} : {a[1]})" if len(a) > 2 else call
 
     def atomic_cas(self, op: Operation, a: list[str]) -> str:
         pt = op.ptr.type
         assert isinstance(pt, PointerType)
-        e = pt.pointee
+        e = pt.scalar_pointee
         if e.bitwidth == 32:
             if e.is_float:
                 return f"as_float(atomic_cmpxchg((volatile __global uint*){a[0]}, as_uint({a[1]}), as_uint({a[2]})))"
@@ -302,7 +309,11 @@ class Renderer:
             if e.is_float:
                 return f"as_double(atom_cmpxchg((volatile __global ulong*){a[0]}, as_ulong({a[1]}), as_ulong({a[2]})))"
             return f"atom_cmpxchg((volatile __global {ct.reg(e)}*){a[0]}, {a[1]}, {a[2]})"
-        raise CompilationError(f"opencl: atomic_cas on {e} is not supported (32/64-bit only)", op.loc)
+        if e.bitwidth == 16:
+            if e.is_float:
+                self.need("kd_half" if e.name == "f16" else "kd_rbf")
+            return f"{self.helper(*narrow_atomic('cas', e, ct.reg(e)))}({a[0]}, {a[1]}, {a[2]})"
+        raise CompilationError(f"opencl: atomic_cas on {e} is not supported (16/32/64-bit only)", op.loc)
 
     def _int64_atomics(self, op: Operation) -> None:
         if not self.caps.int64_atomics:

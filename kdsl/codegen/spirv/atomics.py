@@ -5,13 +5,19 @@ Integer kinds map to ``OpAtomic*`` directly (32-bit, or 64-bit with
 ``shaderBufferFloat32AtomicAdd`` (lavapipe does); float ``max``/``min`` (NaN
 propagating, as the interpreter) and float add without the feature are a
 compare-and-swap loop on the bit pattern; float ``xchg``/``cas`` work on the
-bit pattern too. A masked-off lane does not touch memory and returns ``val``.
+bit pattern too. 16-bit elements (Triton's f16/bf16 ``atomic_add`` and 16-bit
+``atomic_cas``; Vulkan has no 16-bit atomics) are a compare-and-swap loop on the
+aligned 32-bit word holding them, replacing only their half. A masked-off lane
+does not touch memory and returns ``val``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from kdsl.codegen.spirv import grammar_table as g
 from kdsl.codegen.spirv.emit import Emitter
+from kdsl.codegen.spirv.scalar import narrow
 from kdsl.ir.core import Operation
 from kdsl.ir.types import PointerType, ScalarType
 
@@ -75,6 +81,9 @@ def atomic_rmw(e: Emitter, op: Operation) -> None:
     assert isinstance(pt, PointerType) and isinstance(pt.pointee, ScalarType)
     elem = pt.pointee
     kind = str(op.attributes["kind"])
+    if elem.bitwidth == 16 and elem.is_float and kind == "add":
+        _masked(e, op, lambda: _narrow_add(e, op, elem))
+        return
     it = _int_type_for(e, op, elem)
     f = e.f
     scope, sem = _scope_sem(e, op)
@@ -106,21 +115,32 @@ def _native_fadd(e: Emitter, elem: ScalarType) -> bool:
     return True
 
 
-def _combine(e: Emitter, kind: str, rt: int, old: int, val: int) -> int:
+def _combine(e: Emitter, kind: str, rt: int, it: int, old: int, val: int) -> int:
     f = e.f
     if kind == "add":
         return f.binary("add", rt, old, val)
     either_nan = f.lor(f.isnan(old), f.isnan(val))
     best = f.ext(rt, "NMax" if kind == "max" else "NMin", old, val)
+    # -0.0 below +0.0 (IEEE maximum/minimum, the interpreter's rule): on a tie keep the one whose
+    # sign bit says so
+    old_neg = f.op("OpSLessThan", e.m.t_bool(), f.bitcast(it, old), f.const(it, 0))
+    tie = f.select(rt, old_neg, val, old) if kind == "max" else f.select(rt, old_neg, old, val)
+    best = f.select(rt, f.op("OpFOrdEqual", e.m.t_bool(), old, val), tie, best)
     return f.select(rt, either_nan, f.binary("add", rt, old, val), best)
 
 
 def _cas_loop(e: Emitter, op: Operation, kind: str, addr: int, val: int, rt: int, it: int) -> int:
-    """``for (cur = *p;; cur = seen) { seen = cas(p, cur, f(cur)); if (seen == cur) break; }``."""
+    cur = _loop(e, op, _ptr(e, addr, it), it,
+                lambda cur: e.f.bitcast(it, _combine(e, kind, rt, it, e.f.bitcast(rt, cur), val)))
+    return e.f.bitcast(rt, cur)
+
+
+def _loop(e: Emitter, op: Operation, ptr: int, it: int, new_of: Callable[[int], int]) -> int:
+    """``for (cur = *p;; cur = seen) { seen = cas(p, cur, new_of(cur)); if (seen == cur) break; }``;
+    returns the ``cur`` the successful exchange replaced."""
     f = e.f
     scope, sem = _scope_sem(e, op)
     _, sem_fail = _scope_sem(e, op, for_unequal=True)
-    ptr = _ptr(e, addr, it)
     first = f.op("OpAtomicLoad", it, ptr, scope, e.cu32(0))
     pre = f.block
     header, body, cont, merge = (f.new_label() for _ in range(4))
@@ -131,20 +151,90 @@ def _cas_loop(e: Emitter, op: Operation, kind: str, addr: int, val: int, rt: int
     f.loop_merge(merge, cont)
     f.branch(body)
     f.label(body)
-    new = f.bitcast(it, _combine(e, kind, rt, f.bitcast(rt, cur), val))
+    new = new_of(cur)
     f.emit("OpAtomicCompareExchange", it, seen, ptr, scope, sem, sem_fail, new, cur)
     done = f.cmp("eq", it, seen, cur)
     f.branch_cond(done, merge, cont)
     f.label(cont)
     f.branch(header)
     f.label(merge)
-    return f.bitcast(rt, cur)
+    return cur
+
+
+class _Half:
+    """The 16-bit half of an aligned 32-bit word that holds the element at ``addr``
+    (little-endian: the element at ``addr % 4 == 2`` is the high half)."""
+
+    def __init__(self, e: Emitter, addr: int) -> None:
+        f, u32, u64 = e.f, e.t.u32, e.t.u64
+        self.e = e
+        self.word = _ptr(e, f.binary("and", u64, addr, f.const(u64, ~3 & (2**64 - 1))), u32)
+        low = f.op("OpUConvert", u32, f.binary("and", u64, addr, f.const(u64, 2)))
+        self.shift = f.binary("mul", u32, low, e.cu32(8))
+        self.keep = f.op("OpNot", u32, f.op("OpShiftLeftLogical", u32, e.cu32(0xFFFF), self.shift))
+
+    def get(self, word: int) -> int:
+        """The element's 16 bits, zero-extended to a u32."""
+        f, u32 = self.e.f, self.e.t.u32
+        return f.binary("and", u32, f.op("OpShiftRightLogical", u32, word, self.shift), self.e.cu32(0xFFFF))
+
+    def put(self, word: int, bits: int) -> int:
+        """``word`` with the element's half replaced by ``bits`` (a u32 below 2**16)."""
+        f, u32 = self.e.f, self.e.t.u32
+        return f.binary("or", u32, f.binary("and", u32, word, self.keep), f.op("OpShiftLeftLogical", u32, bits, self.shift))
+
+
+def _from_bits(e: Emitter, elem: ScalarType, bits: int) -> int:
+    """A register of the 16-bit ``elem`` from its bits in a u32."""
+    f, u32 = e.f, e.t.u32
+    if elem.name == "bf16":
+        return f.bitcast(e.t.f32, f.op("OpShiftLeftLogical", u32, bits, e.cu32(16)))
+    h = f.op("OpUConvert", e.t.int_t(16, False), bits)
+    return h if elem.name == "u16" else f.bitcast(e.reg(elem), h)
+
+
+def _to_bits(e: Emitter, elem: ScalarType, val: int) -> int:
+    """The bits of a 16-bit ``elem`` register, zero-extended to a u32 (bf16 registers are exact
+    bf16 values in an f32, so their bits are its top half)."""
+    f, u32 = e.f, e.t.u32
+    if elem.name == "bf16":
+        return f.op("OpShiftRightLogical", u32, f.bitcast(u32, val), e.cu32(16))
+    h = val if elem.name == "u16" else f.bitcast(e.t.int_t(16, False), val)
+    return f.op("OpUConvert", u32, h)
+
+
+def _narrow_add(e: Emitter, op: Operation, elem: ScalarType) -> int:
+    """f16/bf16 ``atomic_add``: the sum rounded to ``elem`` (bf16 through :func:`round_bf16`)."""
+    half = _Half(e, e.v(op.operands[0]))
+    val, rt = e.v(op.operands[1]), e.reg(elem)
+
+    def new_of(cur: int) -> int:
+        total = e.f.binary("add", rt, _from_bits(e, elem, half.get(cur)), val)
+        return half.put(cur, _to_bits(e, elem, narrow(e, elem, total)))
+
+    return _from_bits(e, elem, half.get(_loop(e, op, half.word, e.t.u32, new_of)))
+
+
+def _narrow_cas(e: Emitter, op: Operation, elem: ScalarType) -> int:
+    """16-bit ``atomic_cas``: bit patterns compared, as a hardware compare-and-swap does."""
+    f, u32 = e.f, e.t.u32
+    half = _Half(e, e.v(op.operands[0]))
+    cmp, val = _to_bits(e, elem, e.v(op.operands[1])), _to_bits(e, elem, e.v(op.operands[2]))
+
+    def new_of(cur: int) -> int:
+        bits = half.get(cur)
+        return half.put(cur, f.select(u32, f.cmp("eq", u32, bits, cmp), val, bits))
+
+    return _from_bits(e, elem, half.get(_loop(e, op, half.word, u32, new_of)))
 
 
 def atomic_cas(e: Emitter, op: Operation) -> None:
     pt = op.operands[0].type
     assert isinstance(pt, PointerType) and isinstance(pt.pointee, ScalarType)
     elem = pt.pointee
+    if elem.bitwidth == 16:
+        e.bind(op.result, _narrow_cas(e, op, elem))
+        return
     it = _int_type_for(e, op, elem)
     f = e.f
     scope, sem = _scope_sem(e, op)

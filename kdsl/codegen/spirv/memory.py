@@ -113,7 +113,7 @@ def _gload(e: Emitter, op: Operation) -> None:
     val = from_mem(e, raw, elem)
     if mask is not None:
         rt = e.reg(elem)
-        other = e.v(op.operands[2]) if len(op.operands) > 2 else f.const(rt, False if elem.name == "i1" else 0)
+        other = e.v(op.operands[2]) if len(op.operands) > 2 else f.const(rt, False if isinstance(elem, ScalarType) and elem.name == "i1" else 0)
         val = f.select(rt, mask, val, other)
     e.bind(op.result, val)
 

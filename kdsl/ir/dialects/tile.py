@@ -438,7 +438,9 @@ class AtomicRMWOp(Operation):
     ``*ptr = kind(*ptr, val)`` and return the old value (masked lanes: undefined).
 
     ``kind`` is add, max, min, xchg, and, or, xor; ``sem``/``scope`` give the
-    memory ordering (default acq_rel, gpu). Float add/max/min are allowed.
+    memory ordering (default acq_rel, gpu). Float add/max/min are allowed; float
+    max/min are IEEE 754-2019 ``maximum``/``minimum`` (a NaN operand gives NaN,
+    -0.0 is below +0.0). Several lanes may share an address: each applies once.
     """
 
     NAME = "tile.atomic_rmw"
@@ -454,6 +456,8 @@ class AtomicRMWOp(Operation):
         kind = self.attributes["kind"]
         if kind not in ATOMIC_KINDS:
             raise self.error(f"unknown atomic kind {kind!r}")
+        if not isinstance(pt.pointee, ScalarType):
+            raise self.error("atomics need scalar pointees, not pointers")
         if kind in ("and", "or", "xor") and not pt.pointee.is_integer:
             raise self.error(f"atomic {kind} needs integers")
         _check_sem(self)
