@@ -205,7 +205,8 @@ def _unary(fr: FuncRenderer, op: Operation, e: ScalarType, x: ir.Value) -> ir.Va
         return b.fdiv(ir.Constant(t, 1.0), s)
     lanes = _vt(op.result.type).lanes
     if e.name == "f32" and n[5:] in vmath.VECTOR_FUNCS:
-        return b.call(vmath.get(fr.module, n[5:], lanes), [x])
+        avx512 = fr.vector_bytes == 64  # the host target's +avx512f (runtime/cpu/target.py)
+        return b.call(vmath.get(fr.module, n[5:], lanes, avx512), [x])
     out: ir.Value = ir.Constant(t, ir.Undefined)  # lane by lane through the scalar code
     for i in range(lanes):
         lane = b.extract_element(x, ir.Constant(I32, i))

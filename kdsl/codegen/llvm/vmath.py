@@ -15,6 +15,7 @@ function  method                                                       max error
 ========  ===========================================================  =========
 exp       Cody-Waite reduction by ln2, degree-7 Taylor, two-step 2^n   0.92 ulp
 exp2      n = rint(x), e^(r ln2) with the exp polynomial              0.87 ulp
+          (AVX-512, 16 lanes: 2^r by a degree-6 fit, vscalefps 2^n)    0.78 ulp
 log       m in [sqrt(.5), sqrt(2)), f - (f^2/2 - s(f^2/2 + R(s^2)))   0.80 ulp
 log2      the same log(m) scaled by log2(e), plus the exponent        1.42 ulp
 tanh      odd Taylor series to x^19 for |x| < 0.625, else 1-2/(e^2x+1)  1.22 ulp
@@ -118,6 +119,32 @@ def _exp_core(f: FB, x: ir.Value, kx: float, lo: float, hi: float) -> ir.Value:
     n1 = b.ashr(n, f.ci(1))
     n2 = b.sub(n, n1)
     res = b.fmul(b.fmul(p, f.pow2i(n1)), f.pow2i(n2))
+    return f.sel(f.isnan(x), x, res)
+
+
+# 2^r on [-1/2, 1/2]: a near-minimax fit of relative error (Lawson iterations over Chebyshev
+# nodes), each coefficient rounded to f32 before the higher ones were refitted; 0.78 ulp in f32
+# Horner form with fused multiply-adds (3e-9 relative in exact arithmetic).
+_EXP2_POLY = (1.0, 0.6931471824645996, 0.24022647738456726, 0.05550359562039375, 0.00961849931627512,
+              0.0013390971580520272, 0.0001532933092676103)  # fmt: skip
+
+
+def _exp2_scalef(f: FB, x: ir.Value) -> ir.Value:
+    """exp2 on ``<16 x float>`` with AVX-512: ``vscalefps`` computes ``p * 2^n`` in one rounding
+    (subnormal results included), so neither the ``ln2`` scaling nor the two-step ``2^n`` of
+    :func:`_exp_core` is needed: 15 vector operations instead of 27. Why it matters: the
+    ``exp2`` of a flash-attention block was 17 % of the kernel's time on this machine."""
+    b = f.b
+    clamped = f.sel(f.fcmp(">", x, f.c(129.0)), f.c(129.0), x)  # inf and huge: n = 129 overflows to inf
+    clamped = f.sel(f.fcmp("<", clamped, f.c(-152.0)), f.c(-152.0), clamped)  # NaN stays NaN
+    nf = f.intr("llvm.rint", clamped)
+    p = f.horner(b.fsub(clamped, nf), _EXP2_POLY)
+    i16 = ir.IntType(16)
+    fn = f.module.globals.get("llvm.x86.avx512.mask.scalef.ps.512")
+    if not isinstance(fn, ir.Function):
+        fn = ir.Function(f.module, ir.FunctionType(f.ft, [f.ft, f.ft, f.ft, i16, I32]),
+                         "llvm.x86.avx512.mask.scalef.ps.512")  # fmt: skip
+    res = b.call(fn, [p, nf, p, ir.Constant(i16, -1), ir.Constant(I32, 4)])  # 4: the current rounding
     return f.sel(f.isnan(x), x, res)
 
 
@@ -296,9 +323,13 @@ FUNCS: dict[str, Body] = {"exp": _exp, "exp2": _exp2, "log": _log, "log2": _log2
 VECTOR_FUNCS = ("exp", "exp2", "log", "log2", "tanh")
 
 
-def get(module: ir.Module, name: str, lanes: int = 1) -> ir.Function:
+def get(module: ir.Module, name: str, lanes: int = 1, avx512: bool = False) -> ir.Function:
     """The ``kd_<name>f`` function of ``module`` (``kd_<name>f_v<lanes>`` on
-    ``<lanes x float>``, for names in :data:`VECTOR_FUNCS`), defined on first use."""
+    ``<lanes x float>``, for names in :data:`VECTOR_FUNCS`), defined on first use.
+    ``avx512``: the host has AVX-512F, so 16-lane ``exp2`` may use ``vscalefps``."""
+    body = FUNCS[name]
+    if avx512 and lanes == 16 and name == "exp2":
+        name, body = "exp2_scalef", _exp2_scalef
     fname = f"kd_{name}f" if lanes == 1 else f"kd_{name}f_v{lanes}"
     existing = module.globals.get(fname)
     if isinstance(existing, ir.Function):
@@ -309,7 +340,7 @@ def get(module: ir.Module, name: str, lanes: int = 1) -> ir.Function:
     fn.attributes.add("alwaysinline")
     fn.attributes.add("nounwind")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    b.ret(FUNCS[name](FB(b, module, lanes), fn.args[0]))
+    b.ret(body(FB(b, module, lanes), fn.args[0]))
     return fn
 
 
