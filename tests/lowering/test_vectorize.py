@@ -493,6 +493,36 @@ def test_transpose_column_loads(vbackend: str, br: int, bc: int, dtype: type, se
     np.testing.assert_array_equal(y, x.T * 2 + 1)
 
 
+@kdsl.kernel
+def exp2_kernel(x_ptr, y_ptr, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    kl.store(y_ptr + offs, kl.exp2(kl.load(x_ptr + offs)))
+
+
+def test_vector_exp2_accuracy(vbackend: str) -> None:
+    """``exp2`` in vector loops (on AVX-512 hosts ``vscalefps``-based: ``codegen/llvm/vmath.py``,
+    ``codegen/opencl/vexp2.py``) within 1 ulp, subnormal results within one unit of 2^-149,
+    special values exact."""
+    rng = _rng(11)
+    x = np.concatenate([
+        rng.uniform(-160.0, 130.0, 200_000), rng.uniform(-150.0, -120.0, 50_000), rng.uniform(-1, 1, 10_000),
+        [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, 127.99, 128.0, -149.0, -149.5, -150.0, -126.0, 200.0, -200.0],
+    ]).astype(np.float32)  # fmt: skip
+    x = np.resize(x, -(-x.size // 1024) * 1024)
+    y = np.empty_like(x)
+    exp2_kernel[(x.size // 1024,)](x, y, BLOCK=1024)
+    with np.errstate(all="ignore"):
+        want64 = np.exp2(x.astype(np.float64))
+        want = want64.astype(np.float32)
+    special = ~np.isfinite(want) | (want == 0)
+    np.testing.assert_array_equal(y[special], want[special])
+    sub = (want64 < 2.0**-126) & ~special
+    assert np.abs(y[sub].astype(np.float64) - want64[sub]).max() <= 2.0**-149
+    norm = ~special & ~sub
+    ulps = np.abs(y[norm].astype(np.float64) - want64[norm]) / np.spacing(want[norm]).astype(np.float64)
+    assert ulps.max() <= 1.0, (float(ulps.max()), x[norm][np.argmax(ulps)])
+
+
 def test_vector_width_one_is_scalar(vbackend: str) -> None:
     x = _rng(9).standard_normal(100).astype(np.float32)
     out = np.zeros(256, np.float32)

@@ -36,6 +36,7 @@ from collections.abc import Callable
 import llvmlite.ir as ir
 
 from kdsl.codegen.llvm.types import F32, I32, intrinsic
+from kdsl.codegen.polynomials import EXP2_CLAMP, EXP2_POLY
 
 Body = Callable[["FB", ir.Value], ir.Value]
 
@@ -122,23 +123,17 @@ def _exp_core(f: FB, x: ir.Value, kx: float, lo: float, hi: float) -> ir.Value:
     return f.sel(f.isnan(x), x, res)
 
 
-# 2^r on [-1/2, 1/2]: a near-minimax fit of relative error (Lawson iterations over Chebyshev
-# nodes), each coefficient rounded to f32 before the higher ones were refitted; 0.78 ulp in f32
-# Horner form with fused multiply-adds (3e-9 relative in exact arithmetic).
-_EXP2_POLY = (1.0, 0.6931471824645996, 0.24022647738456726, 0.05550359562039375, 0.00961849931627512,
-              0.0013390971580520272, 0.0001532933092676103)  # fmt: skip
-
-
 def _exp2_scalef(f: FB, x: ir.Value) -> ir.Value:
     """exp2 on ``<16 x float>`` with AVX-512: ``vscalefps`` computes ``p * 2^n`` in one rounding
     (subnormal results included), so neither the ``ln2`` scaling nor the two-step ``2^n`` of
     :func:`_exp_core` is needed: 15 vector operations instead of 27. Why it matters: the
     ``exp2`` of a flash-attention block was 17 % of the kernel's time on this machine."""
     b = f.b
-    clamped = f.sel(f.fcmp(">", x, f.c(129.0)), f.c(129.0), x)  # inf and huge: n = 129 overflows to inf
-    clamped = f.sel(f.fcmp("<", clamped, f.c(-152.0)), f.c(-152.0), clamped)  # NaN stays NaN
+    lo, hi = EXP2_CLAMP
+    clamped = f.sel(f.fcmp(">", x, f.c(hi)), f.c(hi), x)  # inf and huge: n = 129 overflows to inf
+    clamped = f.sel(f.fcmp("<", clamped, f.c(lo)), f.c(lo), clamped)  # NaN stays NaN
     nf = f.intr("llvm.rint", clamped)
-    p = f.horner(b.fsub(clamped, nf), _EXP2_POLY)
+    p = f.horner(b.fsub(clamped, nf), EXP2_POLY)
     i16 = ir.IntType(16)
     fn = f.module.globals.get("llvm.x86.avx512.mask.scalef.ps.512")
     if not isinstance(fn, ir.Function):
