@@ -61,7 +61,8 @@ class MemorySemantic(MathSemantic):
         with an ``[M, N]`` mask loads an ``[M, N]`` tile. A scalar pointer never grows."""
         if not ptr.shape:
             return ptr
-        shapes = [self.to_tensor(x).shape for x in (mask, other) if unwrap(x) is not None]
+        # only tiles can grow it: a Python scalar (or scalar tensor) is never materialised here
+        shapes = [x.shape for x in map(unwrap, (mask, other)) if isinstance(x, tensor) and x.shape]
         shape = self.broadcast_shapes(ptr.shape, *shapes)
         return ptr if shape == ptr.shape else self.broadcast_to(ptr, shape)
 
