@@ -178,7 +178,7 @@ def _kdsl_object_arg(name: str, value: Any, spec_ok: bool, kernel: str,
     return ParamSpec.runtime(name, PointerType(elem), _div16(spec_ok and align_ok, value.offset)), value
 
 
-def _is_array_like(value: Any) -> bool:
+def is_array_like(value: Any) -> bool:
     """An argument that becomes a pointer: numpy/kdsl/reinterpreted arrays, descriptors, torch tensors."""
     if isinstance(value, (np.ndarray, DeviceArray, TensorDescriptor, Reinterpreted)):
         return True
@@ -189,7 +189,7 @@ def _is_array_like(value: Any) -> bool:
 
 def holds_array(value: tuple[Any, ...]) -> bool:
     """Does the tuple hold an array at any depth (then it is a structured parameter)?"""
-    return any(holds_array(e) if isinstance(e, tuple) else _is_array_like(e) for e in value)
+    return any(holds_array(e) if isinstance(e, tuple) else is_array_like(e) for e in value)
 
 
 def _tuple_arg(name: str, value: tuple[Any, ...], spec_ok: bool, kernel: str, align_ok: bool) -> ParamSpec:

@@ -127,13 +127,16 @@ class KernelFunction:
 
         return launcher
 
-    def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
+    def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> Any:
         """Bind, specialise, compile (cached) and launch over ``grid``.
 
         The fast path (see ``kdsl.runtime.launcher``) costs one generated
         binder call, a globals identity check, a dict lookup and the backend's
         launch; everything else happens in :meth:`_run_slow` on a miss.
+        ``warmup=True`` is Triton's ``run(..., warmup=True)``: compile only, as :meth:`warmup`.
         """
+        if warmup:
+            return self.warmup(*args, grid=grid, **kwargs)
         binder = self._binder
         if binder is None:
             return self._run_slow(args, kwargs, grid)
