@@ -39,9 +39,10 @@ from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 # Triton's GPU launch options, accepted so Triton launches run unchanged and without effect on
 # the result: warps/stages/CTAs/registers are GPU scheduling, ``enable_fp_fusion`` allows (never
 # requires) contracting a*b+c into an FMA and kdsl never contracts, ``launch_cooperative_grid``
-# changes nothing for kernels without grid-wide barriers (the language has none).
+# changes nothing for kernels without grid-wide barriers (the language has none). ``debug`` is
+# Triton's per-launch debug flag: it overrides ``@kernel(debug=...)`` for this launch.
 LAUNCH_OPTIONS = ("num_threads", "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
-                  "launch_cooperative_grid")
+                  "launch_cooperative_grid", "debug")
 
 
 @dataclass

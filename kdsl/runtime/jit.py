@@ -181,7 +181,7 @@ class KernelFunction:
                                      self.do_not_specialize_on_alignment)
         options = launch_options(binding.options, self.__name__)
         sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
-        debug = self._debug()
+        debug = self._debug(binding.options)
         compiled = self._compiled(backend, specs, options, debug, sanitize)
         return WarmedKernel(self, compiled, specs, options, backend.name, debug)
 
@@ -199,7 +199,7 @@ class KernelFunction:
                 check_backend(arr, backend.name, name, self.__name__)
         options = launch_options(binding.options, self.__name__)
         sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
-        compiled = self._compiled(backend, specs, options, self._debug(), sanitize)
+        compiled = self._compiled(backend, specs, options, self._debug(binding.options), sanitize)
         launch = Launcher(compiled.kernel, argmod.launch_leaves(specs), values, compiled.written, self.__name__,
                           compiled.sanitize)
         if key is not None and self._global_snapshot_fresh():
@@ -267,7 +267,10 @@ class KernelFunction:
             out.append((name, ("c", _hashable(v.value)) if isinstance(v, constexpr) else ("id", id(v))))
         return tuple(out)
 
-    def _debug(self) -> bool:
+    def _debug(self, options: dict[str, Any] | None = None) -> bool:
+        """The debug flag of a launch: its ``debug=`` option, else ``@kernel(debug=)``, else KDSL_DEBUG."""
+        if options and options.get("debug") is not None:
+            return bool(options["debug"])
         return self.debug if self.debug is not None else debug_from_env()
 
     def compile_module(
@@ -340,8 +343,8 @@ def launch_options(opts: dict[str, Any], kernel: str) -> LaunchOptions:
         raise LaunchError(f"must be a non-negative int, got {num_threads!r}", "num_threads", kernel)
     extra = tuple(
         sorted((k, check_knob(k, v, kernel) if "." in k else v) for k, v in opts.items()
-               if k != "num_threads" and v is not None)
-    )
+               if k not in ("num_threads", "debug") and v is not None)
+    )  # debug is the compilation's own flag (KernelFunction._debug), not a backend option
     return LaunchOptions(num_threads=num_threads, extra=extra)
 
 

@@ -10,7 +10,7 @@ import pytest
 import kdsl
 
 
-@pytest.mark.parametrize(("n", "expected"), [(0, 1), (1, 1), (2, 2), (3, 4), (16, 16), (17, 32), (1000, 1024)])
+@pytest.mark.parametrize(("n", "expected"), [(-3, 0), (0, 0), (1, 1), (2, 2), (3, 4), (16, 16), (17, 32), (1000, 1024), (2**40 + 1, 2**41)])
 def test_next_power_of_2(n: int, expected: int) -> None:
     assert kdsl.next_power_of_2(n) == expected
 
