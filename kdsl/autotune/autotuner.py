@@ -14,7 +14,9 @@ Every array argument is snapshotted before tuning and restored before each
 candidate's checked run and after tuning, so the user's launch sees exactly
 one application of the kernel whatever the trials did; ``reset_to_zero`` and
 ``restore_value`` additionally apply between the *timed* repetitions (needed
-for atomics and in-place updates, as in Triton).
+for atomics and in-place updates, as in Triton), and the ``reset_to_zero``
+arguments are zeroed once more before the launch that follows tuning (Triton's
+``pre_hook(args, reset_only=True)``; a launch with a cached choice resets nothing).
 """
 
 from __future__ import annotations
@@ -211,6 +213,8 @@ class Autotuner(KernelWrapper):
             return session.tune(scores)
         finally:
             session.restore_all()
+            for name in self.reset_to_zero:  # Triton's pre_hook(args, reset_only=True) after tuning
+                ex._zero(named.get(name))
 
 
 class _Session:
