@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, overload
 
-from kdsl.errors import CompilationError, KdslError, LaunchError
+from kdsl.errors import CompilationError, DirectCallError, KdslError, LaunchError
 from kdsl.frontend.compiler import generate_module
 from kdsl.frontend.locations import SourceInfo, load_source
 from kdsl.frontend.specialization import ParamSpec
@@ -78,6 +78,7 @@ class KernelFunction:
         self.debug = debug
         self.sanitize = sanitize  # None: kdsl.set_sanitize / KDSL_SANITIZE decide
         self.cache: dict[tuple[Any, ...], Compiled] = {}
+        self.pre_run_hooks: list[Callable[..., Any]] = []
         # Globals the compiled code read (constexprs, kernels, modules): part of the cache
         # key, so rebinding e.g. a module-level kl.constexpr recompiles instead of going stale.
         self.used_globals: dict[Any, Any] = {}
@@ -115,7 +116,7 @@ class KernelFunction:
 
     # --- calling ------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise LaunchError(
+        raise DirectCallError(
             "a kernel is launched as kernel[grid](...) or called from another kernel", None, self.__name__
         )
 
@@ -135,6 +136,8 @@ class KernelFunction:
         launch; everything else happens in :meth:`_run_slow` on a miss.
         ``warmup=True`` is Triton's ``run(..., warmup=True)``: compile only, as :meth:`warmup`.
         """
+        for hook in self.pre_run_hooks:
+            hook(*args, **kwargs)
         if warmup:
             return self.warmup(*args, grid=grid, **kwargs)
         binder = self._binder
@@ -149,7 +152,7 @@ class KernelFunction:
             key = (
                 current_backend_name(),
                 self._globals_id,
-                self.debug if self.debug is not None else _debug_env(),
+                bool(self.debug) or _debug_env(),
                 self.sanitize if self.sanitize is not None else sanitize_enabled(),
                 tuple(sorted(opts.items())) if opts else (),
                 keys,
@@ -167,6 +170,13 @@ class KernelFunction:
         if 0 not in grid3:
             launch(grid3, values)
         return None
+
+    def add_pre_run_hook(self, hook: Callable[..., Any]) -> None:
+        """Call ``hook(*args, **kwargs)`` with a launch's arguments before every launch (Triton's
+        ``JITFunction.add_pre_run_hook``; e.g. to refuse some argument types by raising)."""
+        if not callable(hook):
+            raise TypeError(f"add_pre_run_hook needs a callable, got {type(hook).__name__}")
+        self.pre_run_hooks.append(hook)
 
     def warmup(self, *args: Any, grid: Any, **kwargs: Any) -> WarmedKernel:
         """Compile (or fetch from the caches) the specialisation these arguments select, without
@@ -268,10 +278,10 @@ class KernelFunction:
         return tuple(out)
 
     def _debug(self, options: dict[str, Any] | None = None) -> bool:
-        """The debug flag of a launch: its ``debug=`` option, else ``@kernel(debug=)``, else KDSL_DEBUG."""
-        if options and options.get("debug") is not None:
-            return bool(options["debug"])
-        return self.debug if self.debug is not None else debug_from_env()
+        """The debug flag of a launch, Triton's rule: its ``debug=`` option, else ``@kernel(debug=)``,
+        either or'ed with KDSL_DEBUG (Triton's TRITON_DEBUG turns debugging on everywhere)."""
+        flag = options.get("debug") if options and options.get("debug") is not None else self.debug
+        return bool(flag) or debug_from_env()
 
     def compile_module(
         self,

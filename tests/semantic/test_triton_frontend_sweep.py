@@ -47,6 +47,30 @@ def test_run_with_warmup_flag_and_debug_option(backend: str) -> None:
         np.testing.assert_array_equal(out, x + y)
 
 
+def test_pre_run_hooks_see_every_launch(backend: str) -> None:
+    """Triton's ``add_pre_run_hook``: called with the launch's arguments; raising stops the launch."""
+
+    @kdsl.kernel
+    def fill_kernel(out_ptr, value, BLOCK: kl.constexpr):
+        kl.store(out_ptr + kl.arange(0, BLOCK), kl.full((BLOCK,), value, kl.float32))
+
+    seen: list[Any] = []
+
+    def refuse_negative(*args: Any, **kwargs: Any) -> None:
+        seen.append((args[1:], kwargs))
+        if args[1] < 0:
+            raise ValueError("negative fill")
+
+    fill_kernel.add_pre_run_hook(refuse_negative)
+    out = np.zeros(4, np.float32)
+    fill_kernel[(1,)](out, 2.5, BLOCK=4)
+    np.testing.assert_array_equal(out, 2.5)
+    with pytest.raises(ValueError, match="negative fill"):
+        fill_kernel[(1,)](out, -1.0, BLOCK=4)
+    np.testing.assert_array_equal(out, 2.5)
+    assert seen == [((2.5,), {"BLOCK": 4}), ((-1.0,), {"BLOCK": 4})]
+
+
 # --- specialisation ---------------------------------------------------------------------------
 def _store_kernel(**options: Any) -> Any:
     @kdsl.kernel(**options)
