@@ -5,7 +5,8 @@ runtime value: numpy arrays (and zero-copy numpy views of objects exposing
 ``__array_interface__`` or ``__dlpack__``, e.g. torch CPU tensors) are
 pointers to their dtype, as are ``kdsl`` device arrays (aligned when their
 byte offset is a multiple of 16); Python ints are i32/i64/u64 by value, bools i1,
-floats f32; numpy scalars keep their dtype. As in Triton, ints equal to 1
+floats f32 (``np.float64`` too: it subclasses ``float``, and Triton passes it as fp32);
+other numpy scalars keep their dtype (Triton refuses them). As in Triton, ints equal to 1
 become constants and ints/pointers divisible by 16 are marked so, unless the
 parameter is listed in ``do_not_specialize`` (``do_not_specialize_on_alignment``: no
 divisibility facts, ``== 1`` still specialised). A host ``TensorDescriptor``
@@ -122,8 +123,8 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
             return obj
     if value is None or isinstance(value, (str, Type, tuple)):
         return ParamSpec.const(name, value), None
-    if isinstance(value, np.generic) and not isinstance(value, np.bool_):
-        return _numpy_scalar(name, value, spec_ok, kernel, align_ok)
+    if isinstance(value, np.generic) and not isinstance(value, (np.bool_, float)):
+        return _numpy_scalar(name, value, spec_ok, kernel, align_ok)  # np.float64 is a float: f32 below
     if isinstance(value, (bool, np.bool_, int, float)):
         return _python_scalar(name, value, spec_ok and align_ok, spec_ok, kernel)
     try:

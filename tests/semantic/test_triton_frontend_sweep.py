@@ -93,6 +93,23 @@ def test_compilations_per_specialisation_mode(backend: str, options: dict[str, A
 
 
 @kdsl.kernel
+def scale_kernel(x_ptr, out_ptr, scale, BLOCK: kl.constexpr):
+    kl.static_assert(scale.dtype == kl.float32)
+    offs = kl.arange(0, BLOCK)
+    kl.store(out_ptr + offs, kl.load(x_ptr + offs) * scale)
+
+
+def test_numpy_float64_scalar_is_fp32(backend: str) -> None:
+    """``np.float64`` subclasses ``float``: Triton passes it as fp32 like a Python float (the product
+    with an f32 tile stays f32, rounded once)."""
+    x = np.linspace(-3, 3, 16, dtype=np.float32)
+    out = np.zeros_like(x)
+    scale = 1 / np.sqrt(np.float64(3.0))
+    scale_kernel[(1,)](x, out, scale, BLOCK=16)
+    np.testing.assert_array_equal(out, x * np.float32(scale))
+
+
+@kdsl.kernel
 def for_iv_kernel(out_ptr, lo, hi, iv: kl.constexpr):
     acc = 0
     acc = acc.to(kl.int64)
