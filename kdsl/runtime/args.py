@@ -82,6 +82,20 @@ def bind(
     return Binding(out, options)
 
 
+def mock_pointer(value: Any) -> PointerType | None:
+    """The pointer type a dtype given in place of an array stands for (Triton's ``warmup`` takes
+    ``torch.float32`` or ``tl.float32`` for a tensor argument), or None if ``value`` is no dtype."""
+    if isinstance(value, ScalarType):
+        return PointerType(value)
+    if type(value).__module__ == "torch" and type(value).__name__ == "dtype":
+        name = str(value).removeprefix("torch.")
+        special = HOST_DTYPE_NAMES.get(name)
+        return PointerType(ScalarType(special) if special else scalar_from_numpy(np.dtype(name)))
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return PointerType(scalar_from_numpy(np.dtype(value)))
+    return None
+
+
 def as_array(value: Any) -> np.ndarray[Any, Any] | None:
     """A numpy view of an array-like argument (no copy) as a backend receives it, or None if not
     array-like (fp8/bfloat16 data are viewed as their unsigned-integer bits)."""

@@ -86,7 +86,8 @@ class KernelFunction:
         # used global when the launchers were built (checked per launch: O(#globals)).
         self._binder = make_binder(self.signature, self.constexpr_names)
         self._launchers: dict[Any, Launcher] = {}
-        self._global_snapshot: tuple[tuple[dict[str, Any], str, Any], ...] = ()
+        # (namespace, name, object, its constexpr value or _MISSING) per global the code read
+        self._global_snapshot: tuple[tuple[Any, str, Any, Any], ...] = ()
         self._globals_ids: dict[tuple[Any, ...], int] = {}
         self._globals_id = 0
 
@@ -145,8 +146,9 @@ class KernelFunction:
             return self._run_slow(args, kwargs, grid)
         try:
             values, keys, opts = binder(*args, **kwargs)
-            for ns, name, obj in self._global_snapshot:
-                if ns.get(name, _MISSING) is not obj:
+            for ns, name, obj, val in self._global_snapshot:
+                cur = ns.get(name, _MISSING)
+                if cur is not obj or (val is not _MISSING and cur.value is not val):
                     self._globals_changed()
                     break
             key = (
@@ -185,10 +187,11 @@ class KernelFunction:
         from kdsl.runtime.warmup import WarmedKernel
 
         binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
-        argmod.normalize_grid(grid, dict(binding.values), self.__name__)
         backend = resolve_backend()
-        specs, _ = argmod.specialize(binding, self.constexpr_names, self.do_not_specialize, self.__name__,
-                                     self.do_not_specialize_on_alignment)
+        specs = self._specs_of(binding)
+        if not any(isinstance(v, str) or argmod.mock_pointer(v) for k, v in binding.values.items()
+                   if k not in self.constexpr_names):
+            argmod.normalize_grid(grid, dict(binding.values), self.__name__)  # types alone fix no grid
         options = launch_options(binding.options, self.__name__)
         sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
         debug = self._debug(binding.options)
@@ -234,12 +237,13 @@ class KernelFunction:
         return compiled
 
     def _snapshot_globals(self) -> None:
-        self._global_snapshot = tuple((g, n, g.get(n, _MISSING)) for g, n in self.used_globals.values())
+        self._global_snapshot = tuple((g, n, o, _constexpr_value(o))
+                                      for g, n in self.used_globals.values() for o in (g.get(n, _MISSING),))
         gk = self.globals_key()
         self._globals_id = self._globals_ids.setdefault(gk, len(self._globals_ids))
 
     def _global_snapshot_fresh(self) -> bool:
-        return all(g.get(n, _MISSING) is o for g, n, o in self._global_snapshot)
+        return all(g.get(n, _MISSING) is o and _constexpr_value(o) is v for g, n, o, v in self._global_snapshot)
 
     def _globals_changed(self) -> None:
         """A global the compiled code read was rebound: launches re-resolve from now on."""
@@ -253,19 +257,25 @@ class KernelFunction:
     # --- compilation ------------------------------------------------------------------
     def specialization(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[ParamSpec]:
         """ParamSpecs for an argument list; strings like ``"*f32"`` or ``"i32"`` give a type."""
-        binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
-        typed = {k: v for k, v in binding.values.items() if isinstance(v, str) and k not in self.constexpr_names}
+        return self._specs_of(argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names))
+
+    def _specs_of(self, binding: argmod.Binding) -> list[ParamSpec]:
+        """Specs of bound values, where a runtime parameter may also be given by its type alone: a
+        signature string (``"*f32"``, ``"i32"``) or, as Triton's ``warmup`` takes, a dtype
+        (``kl.float32``, ``torch.float32``, ``np.float32``) standing for a 16-byte aligned pointer."""
+        typed: dict[str, Any] = {}
+        for k, v in binding.values.items():
+            if k in self.constexpr_names:
+                continue
+            if isinstance(v, str):
+                typed[k] = ParamSpec.runtime(k, parse_signature_type(v, k, self.__name__))
+            elif (ptr := argmod.mock_pointer(v)) is not None:
+                typed[k] = ParamSpec.runtime(k, ptr, 16)
         rest = argmod.Binding({k: v for k, v in binding.values.items() if k not in typed}, binding.options)
         specs, _ = argmod.specialize(rest, self.constexpr_names, self.do_not_specialize, self.__name__,
                                      self.do_not_specialize_on_alignment)
         by_name = {s.name: s for s in specs}
-        out = []
-        for name in binding.values:
-            if name in typed:
-                out.append(ParamSpec.runtime(name, parse_signature_type(typed[name], name, self.__name__)))
-            else:
-                out.append(by_name[name])
-        return out
+        return [typed[name] if name in typed else by_name[name] for name in binding.values]
 
     def globals_key(self) -> tuple[Any, ...]:
         """Current values of the globals earlier compilations depended on."""
@@ -310,6 +320,14 @@ class KernelFunction:
             if stages is not None:
                 stages["opt.mlir"] = print_op(module, locations=True).encode()
         return module, entry
+
+
+def _constexpr_value(obj: Any) -> Any:
+    """The value of a ``kl.constexpr`` global (it may be mutated in place: ``c.value = 43``), else
+    ``_MISSING``: the fast path checks both the global's identity and this value."""
+    from kdsl.language.core import constexpr
+
+    return obj.value if isinstance(obj, constexpr) else _MISSING
 
 
 def _hashable(v: Any) -> Any:

@@ -109,6 +109,62 @@ def test_numpy_float64_scalar_is_fp32(backend: str) -> None:
     np.testing.assert_array_equal(out, x * np.float32(scale))
 
 
+def test_warmup_with_dtypes_then_arrays_share_one_compilation(backend: str) -> None:
+    """Triton's test_jit_warmup_cache: ``warmup`` takes dtypes in place of arrays (aligned
+    pointers); launching with real arrays afterwards reuses that compilation."""
+
+    @kdsl.kernel
+    def kernel_add(a, b, o, N: kl.constexpr):
+        idx = kl.arange(0, N)
+        kl.store(o + idx, kl.load(a + idx) + kl.load(b + idx))
+
+    kernel_add.warmup(kl.float32, np.float32, np.dtype(np.float32), 32, grid=(1,))
+    assert len(kernel_add.cache) == 1
+    a = np.arange(32, dtype=np.float32)
+    out = np.zeros_like(a)
+    kernel_add[(1,)](a, a, out, 32)
+    np.testing.assert_array_equal(out, 2 * a)
+    assert len(kernel_add.cache) == 1
+
+
+GLOBAL_SCALE = kl.constexpr(3)
+
+
+@kdsl.kernel
+def global_scale_kernel(out_ptr):
+    kl.store(out_ptr, GLOBAL_SCALE * 2)
+
+
+def test_constexpr_changed_after_compiling_is_seen(backend: str) -> None:
+    """A captured or global ``kl.constexpr`` whose value changes after the first compile never
+    leaves a stale kernel running (Triton refuses the launch; kdsl recompiles)."""
+
+    def make(cst: kl.constexpr) -> Any:
+        @kdsl.kernel
+        def closure_kernel(out_ptr):
+            kl.store(out_ptr + kl.arange(0, 16), kl.full((16,), cst, dtype=kl.int32))
+
+        return closure_kernel
+
+    cst = kl.constexpr(42)
+    closure_kernel = make(cst)
+    out = np.zeros(16, np.int32)
+    closure_kernel[(1,)](out)
+    assert (out == 42).all()
+    cst.value = 43
+    closure_kernel[(1,)](out)
+    assert (out == 43).all()
+    one = np.zeros(1, np.int32)
+    global_scale_kernel[(1,)](one)
+    assert one[0] == 6
+    try:
+        GLOBAL_SCALE.value = 5
+        global_scale_kernel[(1,)](one)
+        assert one[0] == 10
+    finally:
+        GLOBAL_SCALE.value = 3
+
+
 @kdsl.kernel
 def for_iv_kernel(out_ptr, lo, hi, iv: kl.constexpr):
     acc = 0
