@@ -51,10 +51,11 @@ def cdiv(x: int, y: int) -> int:
 
 
 def next_power_of_2(n: int) -> int:
-    """The smallest power of two >= n (1 for n <= 1), as ``triton.next_power_of_2``."""
+    """The smallest power of two >= n, as ``triton.next_power_of_2``: 1 for 1, and 0 for n <= 0
+    (Triton's bit trick fills the bits of n - 1 = -1 and adds one)."""
     n = int(n)
-    if n <= 1:
-        return 1
+    if n <= 0:
+        return 0
     return 1 << (n - 1).bit_length()
 
 

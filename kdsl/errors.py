@@ -49,6 +49,16 @@ class LaunchError(KdslError, TypeError):
         super().__init__(f"{where}{what}{message}")
 
 
+class ConfigError(LaunchError, ValueError):
+    """An autotuner launch whose arguments clash with its configs (a tuned meta-parameter passed
+    by hand) or whose pruning left no config: Triton raises ``ValueError`` here."""
+
+
+class DirectCallError(LaunchError, RuntimeError):
+    """A kernel called like a Python function outside any kernel: Triton raises ``RuntimeError``
+    ("Cannot call @triton.jit'd outside of the scope of a kernel")."""
+
+
 class KernelRuntimeError(KdslError, RuntimeError):
     """A kernel failed while running (out-of-bounds access, device assert, driver fault)."""
 

@@ -76,20 +76,26 @@ class _AutotuneAPI:
         restore_value: Sequence[str] | None = None,
         pre_hook: Callable[..., Any] | None = None,
         post_hook: Callable[..., Any] | None = None,
-        warmup: float = 25,
-        rep: float = 100,
+        warmup: float | None = None,
+        rep: float | None = None,
+        use_cuda_graph: bool = False,
         do_bench: Callable[..., Any] | None = None,
+        cache_results: bool = False,
         **options: Any,
     ) -> Callable[[KernelFunction], _Autotuner]:
-        """Decorator factory; ``options`` are :class:`Autotuner`'s keyword-only extras
-        (search, max_trials, time_budget, timeout, verify, rtol, atol, executor,
-        isolate, compile_workers, persist, recheck, max_repeats, passes)."""
+        """Decorator factory with Triton's parameters, in Triton's order; ``options`` are
+        :class:`Autotuner`'s keyword-only extras (search, max_trials, time_budget, timeout, verify,
+        rtol, atol, executor, isolate, compile_workers, persist, recheck, max_repeats, passes).
+
+        ``warmup``/``rep`` (ms) default to 25/100. ``use_cuda_graph`` is accepted and ignored
+        (there are no CUDA graphs to replay); ``cache_results`` is accepted: kdsl always keeps the choices in its tuning database
+        unless ``persist=False``."""
 
         from kdsl.autotune.autotuner import Autotuner as _Autotuner
 
         def deco(fn: KernelFunction) -> _Autotuner:
             return _Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value, pre_hook, post_hook,
-                             warmup, rep, do_bench, **options)
+                              25 if warmup is None else warmup, 100 if rep is None else rep, do_bench, **options)
 
         return deco
 

@@ -14,7 +14,9 @@ Every array argument is snapshotted before tuning and restored before each
 candidate's checked run and after tuning, so the user's launch sees exactly
 one application of the kernel whatever the trials did; ``reset_to_zero`` and
 ``restore_value`` additionally apply between the *timed* repetitions (needed
-for atomics and in-place updates, as in Triton).
+for atomics and in-place updates, as in Triton), and the ``reset_to_zero``
+arguments are zeroed once more before the launch that follows tuning (Triton's
+``pre_hook(args, reset_only=True)``; a launch with a cached choice resets nothing).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from kdsl.autotune.heuristics import split as split_heuristics
 from kdsl.autotune.search import Evaluator, Search, default_budget, make_search
 from kdsl.autotune.space import coordinates, tunable_space
 from kdsl.autotune.wrapper import KernelWrapper
-from kdsl.errors import LaunchError
+from kdsl.errors import ConfigError, LaunchError
 from kdsl.runtime.jit import KernelFunction
 
 log = logging.getLogger("kdsl.autotune")
@@ -92,7 +94,8 @@ class Autotuner(KernelWrapper):
         self.reset_to_zero = list(reset_to_zero or ())
         self.restore_value = list(restore_value or ())
         self.pre_hook, self.post_hook = pre_hook, post_hook
-        self.warmup, self.rep, self.user_bench = warmup, rep, do_bench
+        # Triton's attribute names: ``warmup`` is the method compiling every config
+        self.num_warmups, self.num_reps, self.user_bench = warmup, rep, do_bench
         self.search = make_search(search)
         self.max_trials, self.time_budget, self.timeout = max_trials, time_budget, timeout
         self.verify, self.rtol, self.atol = verify, rtol, atol
@@ -111,15 +114,19 @@ class Autotuner(KernelWrapper):
         return f"<kdsl.autotune {self.fn.__qualname__}>"
 
     # --- launching -------------------------------------------------------------------
-    def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
+    def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> Any:
+        """Tune (on a new key) and launch with the chosen config; ``warmup=True`` (Triton's ``run``
+        flag) compiles every candidate instead, as :meth:`warmup`."""
+        if warmup:
+            return self.warmup(*args, grid=grid, **kwargs)
         named = dict(zip(self.arg_names, args))
         named.update({k: v for k, v in kwargs.items() if k in self.arg_names})
         configs = self.candidate_configs()
         for c in configs[:1]:
             clash = sorted(set(c.all_kwargs()) & set(kwargs))
             if clash:
-                raise LaunchError(f"conflicting meta-parameters {clash}: they are tuned, do not pass them",
-                                  clash[0], self.fn.__name__)
+                raise ConfigError(f"Conflicting meta-parameters: {', '.join(clash)}: they are set by the "
+                                  "autotuner's configs, do not pass them", clash[0], self.fn.__name__)
         if len(configs) == 1:
             config = configs[0]
         else:
@@ -135,6 +142,16 @@ class Autotuner(KernelWrapper):
         if config.pre_hook is not None:
             config.pre_hook({**named, **meta})
         self.fn[grid](*args, **kwargs, **meta)
+        return None
+
+    def warmup(self, *args: Any, grid: Any = None, **kwargs: Any) -> list[Any]:
+        """Compile every (pruned) config for these arguments without running any: Triton's
+        ``Autotuner.warmup``; one :meth:`KernelFunction.warmup` result per config."""
+        named = dict(zip(self.arg_names, args))
+        configs = [self._with_heuristics(c, args, kwargs) for c in self.candidate_configs()]
+        pruned, _ = self.prune(configs, named, kwargs)
+        return [self.fn.warmup(*args, grid=grid if grid is not None else (1,), **kwargs, **c.all_kwargs())
+                for c in pruned]
 
     def _with_heuristics(self, config: Config, args: Sequence[Any], kwargs: dict[str, Any]) -> Config:
         """``config`` with the ``@kdsl.heuristics`` values computed for it and these arguments."""
@@ -163,13 +180,15 @@ class Autotuner(KernelWrapper):
 
     # --- tuning ----------------------------------------------------------------------
     def prune(self, configs: list[Config], named: dict[str, Any], kwargs: dict[str, Any]) -> tuple[list[Config], list[float] | None]:
-        """Triton's pruning: ``early_config_prune`` then the ``top_k`` by ``perf_model``."""
+        """Triton's pruning: ``early_config_prune`` then the ``top_k`` by ``perf_model``; as in Triton
+        they see the positional arguments by name (``named``) and the keyword arguments."""
         pruned = list(configs)
         extra = {k: v for k, v in kwargs.items() if k not in named}
         if self.early_config_prune is not None:
             pruned = list(self.early_config_prune(pruned, named, **extra))
             if not pruned:
-                raise ValueError(f"early_config_prune removed every config of {self.fn.__name__}")
+                raise ConfigError("early_config_prune removed every config (it must return at least one)",
+                                  None, self.fn.__name__)
         scores = None
         if self.perf_model is not None:
             est = [float(self.perf_model(**named, **extra, **c.all_kwargs())) for c in pruned]
@@ -186,7 +205,7 @@ class Autotuner(KernelWrapper):
               grid: Any, configs: list[Config]) -> Config:
         from kdsl.runtime.backends import current_backend_name
 
-        pruned, scores = self.prune(configs, named, kwargs)
+        pruned, scores = self.prune(configs, dict(zip(self.arg_names, args)), kwargs)
         if len(pruned) == 1:
             return pruned[0]
         session = _Session(self, key, list(args), kwargs, named, grid, pruned, current_backend_name())
@@ -194,6 +213,8 @@ class Autotuner(KernelWrapper):
             return session.tune(scores)
         finally:
             session.restore_all()
+            for name in self.reset_to_zero:  # Triton's pre_hook(args, reset_only=True) after tuning
+                ex._zero(named.get(name))
 
 
 class _Session:
@@ -212,7 +233,7 @@ class _Session:
         self.ref = ex.KernelRef.of(at.fn, digest)
         self.key_text = repr(key)
         self.db = TuningDatabase(f"{at.fn.__module__}.{at.fn.__qualname__}", digest, str(key[-1])) \
-            if at.persist and enabled() else None
+            if at.persist and enabled() and not _observed(at, configs) else None
         self.reference: dict[str, np.ndarray[Any, Any]] | None = None
         self.results: dict[str, dict[str, Any]] = {}
 
@@ -233,7 +254,7 @@ class _Session:
             values, device_arrays = _shippable(self.value_names, values)
         return ex.TrialSpec(
             i, self.ref, self.backend, self.value_names, list(values), device_arrays, grid3, c,
-            self.at.reset_to_zero, self.at.restore_value, self.at.warmup, self.at.rep, self.at.max_repeats,
+            self.at.reset_to_zero, self.at.restore_value, self.at.num_warmups, self.at.num_reps, self.at.max_repeats,
             want_outputs, self.at.pre_hook, self.at.post_hook, self.at.user_bench,
         )
 
@@ -363,6 +384,14 @@ class _Session:
             self.at.configs_timings[self.configs[i]] = med[i]
             self.results[self.configs[i].identity()] = {"ms": med[i], "reason": ""}
         return min((med[i], i) for i in (best, nxt))[1]
+
+
+def _observed(at: Autotuner, configs: list[Config]) -> bool:
+    """Does tuning call user code (hooks, a ``do_bench``)? Then it must really run, as in Triton
+    (whose disk cache skips configs with pre-hooks): a database hit would silently skip the calls
+    the user's code counts on."""
+    return (at.pre_hook is not None or at.post_hook is not None or at.user_bench is not None
+            or any(c.pre_hook is not None for c in configs))
 
 
 def _compare(got: dict[str, np.ndarray[Any, Any]], ref: dict[str, np.ndarray[Any, Any]], rtol: float, atol: float) -> str:

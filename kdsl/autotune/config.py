@@ -1,11 +1,15 @@
 """``kdsl.Config``: one point of an autotuning search space.
 
-Field-compatible with the ``Config`` first defined in ``kdsl/__init__.py``
-(``kwargs``, ``num_threads``, ``num_warps``, ``num_stages``) and extended with
-what the autotuner needs: ``options`` holds pass knobs (``"pass.option"`` ->
-value, from :meth:`kdsl.transforms.base.Pass.tunables`), passed to the launch
-as extra launch options so they reach the compiler and its cache key, and
-``pre_hook`` as in Triton (called with the named arguments before each run).
+Triton's ``triton.Config(kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
+pre_hook=None, ir_override=None)`` with the same positional order and defaults (Triton code
+writes ``Config({...}, 8, 2)`` for 8 warps and 2 stages), extended keyword-only with what kdsl's
+autotuner needs: ``num_threads`` (kdsl's work-group size; 0 lets the backend choose) and
+``options``, pass knobs (``"pass.option"`` -> value, from :meth:`kdsl.transforms.base.Pass.tunables`)
+passed to the launch as extra launch options so they reach the compiler and its cache key.
+``pre_hook`` is called with the named arguments before each run, as in Triton. The GPU
+scheduling fields (warps, stages, CTAs, registers) travel as launch options that kdsl accepts
+without effect on the result; ``ir_override`` (a Triton IR file replacing the compiled kernel)
+has no kdsl meaning and is refused unless ``None``.
 """
 
 from __future__ import annotations
@@ -15,28 +19,42 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+# The GPU launch fields, in Triton's order: part of ``all_kwargs`` when not None.
+_GPU_FIELDS = ("num_warps", "num_ctas", "num_stages", "maxnreg")
+
 
 @dataclass(frozen=True)
 class Config:
     """Meta-parameters (``kwargs``) + launch options for one candidate launch."""
 
     kwargs: dict[str, Any] = field(default_factory=dict)
-    num_threads: int = 0
-    num_warps: int | None = None
-    num_stages: int | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    pre_hook: Callable[[dict[str, Any]], Any] | None = field(default=None, compare=False)
+    num_warps: int | None = 4
+    num_stages: int | None = 3
+    num_ctas: int | None = 1
+    maxnreg: int | None = None
+    pre_hook: Callable[..., Any] | None = field(default=None, compare=False)
+    ir_override: str | None = None
+    num_threads: int = field(default=0, kw_only=True)
+    options: dict[str, Any] = field(default_factory=dict, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.ir_override is not None:
+            raise ValueError(f"kdsl.Config: ir_override={self.ir_override!r} (a Triton IR file to run instead of "
+                             "the compiled kernel) is not supported: kdsl compiles from the kernel's source")
+        if not isinstance(self.kwargs, dict):
+            raise TypeError(f"kdsl.Config: kwargs must be a dict of meta-parameters, got {type(self.kwargs).__name__}")
 
     def all_kwargs(self) -> dict[str, Any]:
-        """Meta-parameters and the non-default launch options, ready for ``kernel[grid](..., **all)``."""
+        """Meta-parameters and the launch options, ready for ``kernel[grid](..., **all)`` (Triton's
+        ``Config.all_kwargs``: the GPU fields that are not None, plus kdsl's knobs)."""
         out = dict(self.kwargs)
         out.update(self.options)
         if self.num_threads:
             out["num_threads"] = self.num_threads
-        if self.num_warps is not None:
-            out["num_warps"] = self.num_warps
-        if self.num_stages is not None:
-            out["num_stages"] = self.num_stages
+        for name in _GPU_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
         return out
 
     def identity(self) -> str:
@@ -46,8 +64,7 @@ class Config:
                 "kwargs": _jsonable(self.kwargs),
                 "options": _jsonable(self.options),
                 "num_threads": self.num_threads,
-                "num_warps": self.num_warps,
-                "num_stages": self.num_stages,
+                **{name: getattr(self, name) for name in _GPU_FIELDS},
             },
             sort_keys=True,
         )
@@ -59,10 +76,7 @@ class Config:
         parts = [f"{k}: {v}" for k, v in {**self.kwargs, **self.options}.items()]
         if self.num_threads:
             parts.append(f"num_threads: {self.num_threads}")
-        if self.num_warps is not None:
-            parts.append(f"num_warps: {self.num_warps}")
-        if self.num_stages is not None:
-            parts.append(f"num_stages: {self.num_stages}")
+        parts += [f"{name}: {getattr(self, name)}" for name in _GPU_FIELDS]
         return ", ".join(parts)
 
     def __repr__(self) -> str:
@@ -73,12 +87,12 @@ class Config:
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> Config:
+        gpu = {name: data[name] for name in _GPU_FIELDS if name in data}
         return Config(
             dict(data.get("kwargs") or {}),
-            int(data.get("num_threads") or 0),
-            data.get("num_warps"),
-            data.get("num_stages"),
-            dict(data.get("options") or {}),
+            **gpu,
+            num_threads=int(data.get("num_threads") or 0),
+            options=dict(data.get("options") or {}),
         )
 
 

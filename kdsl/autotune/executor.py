@@ -171,13 +171,22 @@ class TrialResult:
 
 
 def _host(v: Any) -> np.ndarray[Any, Any] | None:
+    """A host copy of an array argument (numpy, device array, or any array-like the launcher views
+    without copying, e.g. a torch CPU tensor); None for everything else (scalars, ``None``)."""
     from kdsl.runtime.device_array import DeviceArray
 
     if isinstance(v, DeviceArray):
         return v.numpy()
-    if isinstance(v, np.ndarray):
-        return v.copy()
-    return None
+    view = _view(v)
+    return None if view is None else view.copy()
+
+
+def _view(v: Any) -> np.ndarray[Any, Any] | None:
+    from kdsl.runtime.args import as_array, is_array_like
+
+    if v is None or not is_array_like(v):
+        return None
+    return as_array(v)
 
 
 def _restore(v: Any, saved: np.ndarray[Any, Any]) -> None:
@@ -185,12 +194,22 @@ def _restore(v: Any, saved: np.ndarray[Any, Any]) -> None:
 
     if isinstance(v, DeviceArray):
         v.copy_from(saved)
-    elif isinstance(v, np.ndarray):
-        v[...] = saved
+        return
+    view = _view(v)
+    if view is not None:
+        view[...] = saved
 
 
 def _zero(v: Any) -> None:
-    _restore(v, np.zeros(np.shape(v), dtype=v.dtype))
+    """``reset_to_zero`` of one argument; ``None`` (an optional array not passed) is skipped, as in Triton."""
+    from kdsl.runtime.device_array import DeviceArray
+
+    if isinstance(v, DeviceArray):
+        v.copy_from(np.zeros(v.shape, dtype=v.dtype))
+        return
+    view = _view(v)
+    if view is not None:
+        view[...] = 0
 
 
 def run_trial(spec: TrialSpec) -> TrialResult:
@@ -217,12 +236,37 @@ def _measure(spec: TrialSpec, start: float) -> TrialResult:
     from kdsl.runtime.device_array import tensor
     from kdsl.testing.timing import do_bench
 
-    kfn = resolve_kernel(spec.kernel)
     values = [tensor(v, backend=spec.backend) if n in spec.device_arrays and isinstance(v, np.ndarray) else v
               for n, v in zip(spec.arg_names, spec.values)]
     named = dict(zip(spec.arg_names, values))
-    meta = spec.config.all_kwargs()
     saved = {n: _host(named[n]) for n in spec.restore_value}
+    call = _kernel_call(spec, named, saved)
+    call()
+    outputs = None
+    if spec.want_outputs:
+        outputs = {n: h for n, v in named.items() if (h := _host(v)) is not None}
+    if spec.bench is None:
+        raw = do_bench(call, warmup=spec.warmup, rep=spec.rep, return_mode="all", max_repeats=spec.max_repeats)
+        samples = [float(x) for x in raw]
+        ms = float(np.median(samples))
+    else:  # Triton's convention: do_bench(kernel_call, quantiles) -> [median, p20, p80] (or one number)
+        got = spec.bench(call, quantiles=(0.5, 0.2, 0.8))
+        ms = float(got[0] if isinstance(got, (list, tuple)) else got)
+        samples = [ms]
+    for n, s in saved.items():
+        if s is not None:
+            _restore(named[n], s)
+    if not np.isfinite(ms):
+        return TrialResult(spec.index, False, reason=f"non-finite time {ms}", seconds=time.perf_counter() - start)
+    return TrialResult(spec.index, True, ms, outputs=outputs, seconds=time.perf_counter() - start, samples=samples)
+
+
+def _kernel_call(spec: TrialSpec, named: dict[str, Any], saved: dict[str, Any]) -> Callable[[], None]:
+    """One run of the candidate, bracketed like Triton's ``kernel_call``: reset/restore, the config's
+    and the tuner's pre-hooks before; ``post_hook(args, exception=...)`` after every run, with the
+    exception (then re-raised) if the launch failed."""
+    kfn = resolve_kernel(spec.kernel)
+    meta = spec.config.all_kwargs()
 
     def hooks_before() -> None:
         for n in spec.reset_to_zero:
@@ -237,29 +281,16 @@ def _measure(spec: TrialSpec, start: float) -> TrialResult:
 
     def call() -> None:
         hooks_before()
-        kfn[spec.grid](**named, **meta)  # by name: the values need not be a positional prefix
+        try:
+            kfn[spec.grid](**named, **meta)  # by name: the values need not be a positional prefix
+        except Exception as exc:
+            if spec.post_hook is not None:
+                spec.post_hook({**named, **meta}, exception=exc)
+            raise
+        if spec.post_hook is not None:
+            spec.post_hook({**named, **meta}, exception=None)
 
-    call()
-    outputs = None
-    if spec.want_outputs:
-        outputs = {n: h for n, v in named.items() if (h := _host(v)) is not None}
-    bench = spec.bench or do_bench
-    if spec.bench is None:
-        raw = do_bench(call, warmup=spec.warmup, rep=spec.rep, return_mode="all", max_repeats=spec.max_repeats)
-        samples = [float(x) for x in raw]
-        ms = float(np.median(samples))
-    else:
-        got = bench(call, warmup=spec.warmup, rep=spec.rep, quantiles=(0.5, 0.2, 0.8))
-        ms = float(got[0] if isinstance(got, (list, tuple)) else got)
-        samples = [ms]
-    for n, s in saved.items():
-        if s is not None:
-            _restore(named[n], s)
-    if spec.post_hook is not None:
-        spec.post_hook({**named, **meta}, None)
-    if not np.isfinite(ms):
-        return TrialResult(spec.index, False, reason=f"non-finite time {ms}", seconds=time.perf_counter() - start)
-    return TrialResult(spec.index, True, ms, outputs=outputs, seconds=time.perf_counter() - start, samples=samples)
+    return call
 
 
 def run_with_watchdog(spec: TrialSpec, timeout: float | None) -> TrialResult:

@@ -38,8 +38,8 @@ class Heuristics(KernelWrapper):
     def __repr__(self) -> str:
         return f"<kdsl.heuristics {self.__qualname__}: {', '.join(self.values)}>"
 
-    def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
-        self.fn.run(*args, grid=grid, **apply(self.values, self.arg_names, args, kwargs))
+    def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> Any:
+        return self.fn.run(*args, grid=grid, warmup=warmup, **apply(self.values, self.arg_names, args, kwargs))
 
 
 def heuristics(values: Mapping[str, Callable[[dict[str, Any]], Any]]) -> Callable[[Any], Heuristics]:

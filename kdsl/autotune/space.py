@@ -132,11 +132,13 @@ def _flatten(c: Config) -> dict[str, Any]:
     out: dict[str, Any] = {f"k:{k}": v for k, v in c.kwargs.items()}
     out.update({f"o:{k}": v for k, v in c.options.items()})
     out["num_threads"] = c.num_threads
-    if c.num_warps is not None:
-        out["num_warps"] = c.num_warps
-    if c.num_stages is not None:
-        out["num_stages"] = c.num_stages
+    for name, default in _GPU_DEFAULTS.items():  # Triton's GPU fields count where a config changes them
+        if getattr(c, name) != default:
+            out[name] = getattr(c, name)
     return out
+
+
+_GPU_DEFAULTS = {"num_warps": 4, "num_stages": 3, "num_ctas": 1, "maxnreg": None}
 
 
 def _is_number(v: Any) -> bool:

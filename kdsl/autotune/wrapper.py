@@ -32,7 +32,7 @@ class KernelWrapper:
 
         return launcher
 
-    def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
+    def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> Any:
         raise NotImplementedError
 
 

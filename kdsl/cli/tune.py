@@ -133,9 +133,9 @@ def tune(args: argparse.Namespace) -> int:
     if args.max_trials is not None:
         at.max_trials = args.max_trials
     if args.warmup is not None:
-        at.warmup = args.warmup
+        at.num_warmups = args.warmup
     if args.rep is not None:
-        at.rep = args.rep
+        at.num_reps = args.rep
     shapes = args.shapes or [{}]
     rows: list[dict[str, Any]] = []
     with kdsl.backend(args.backend or kdsl.current_backend_name()) as backend_name:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from kdsl.errors import CompilationError
 from kdsl.frontend.lanes import LaneMixin
-from kdsl.frontend.scope import NameResolver, closure_vars
+from kdsl.frontend.scope import NameResolver, closure_cells
 from kdsl.frontend.semantic import Semantic
 from kdsl.frontend.semantic_lanes import LaneSemantic
 from kdsl.frontend.specialization import ParamSpec
@@ -58,7 +58,7 @@ class FunctionGenerator(StmtMixin, ExprMixin, LaneMixin):
         self.active = None
         self.sem = _make_semantic(self.builder, self.call_function_for_semantic, self.debug, self if lanes else None)
         self.sem.map_function = self.map_function
-        self.resolver = NameResolver(kfn.fn.__globals__, closure_vars(kfn.fn), mod.used_globals)
+        self.resolver = NameResolver(kfn.fn.__globals__, closure_cells(kfn.fn), mod.used_globals)
         self.scope = {}
         self.loop_depth = 0
 

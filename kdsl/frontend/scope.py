@@ -1,9 +1,9 @@
 """Name resolution inside a kernel body.
 
 Order (as Triton): local variables (including the kernel's parameters), then
-the function's globals -- which must be compile-time things: ``kl.constexpr``
-objects, modules, other kernels, ``kl`` builtins/dtypes -- then closure cells,
-then a small allow-list of Python builtins. A global holding anything else
+closure cells, then the function's globals -- which must be compile-time things:
+``kl.constexpr`` objects, modules, other kernels, ``kl`` builtins/dtypes -- then a
+small allow-list of Python builtins. A global holding anything else
 (say ``BLOCK = 128`` at module level) is rejected because its value would be
 silently baked into the compiled code.
 """
@@ -70,17 +70,41 @@ def global_allowed(value: Any) -> bool:
     return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
 
 
-class NameResolver:
-    """Looks names up in globals, closure cells and builtins (locals are the caller's)."""
+class CellScope:
+    """A closure cell seen as a one-name namespace (``get`` like a globals dict), so the JIT's
+    dependency checks treat captured values like globals: a cell rebound (``nonlocal``) or a
+    captured ``kl.constexpr`` whose value changed recompiles instead of running stale code."""
 
-    def __init__(self, globals_: dict[str, Any], closure: dict[str, Any], used: dict[Any, Any] | None = None) -> None:
+    def __init__(self, cell: types.CellType) -> None:
+        self.cell = cell
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self.cell.cell_contents
+        except ValueError:
+            return default
+
+
+class NameResolver:
+    """Looks names up in closure cells, globals and builtins (locals are the caller's)."""
+
+    def __init__(self, globals_: dict[str, Any], closure: dict[str, types.CellType],
+                 used: dict[Any, Any] | None = None) -> None:  # fmt: skip
         self.globals = globals_
         self.closure = closure
-        # (id(globals dict), name) -> (globals dict, name): what the compiled code depends on.
+        # (id(namespace), name) -> (namespace, name): what the compiled code depends on.
         self.used: dict[Any, Any] = {} if used is None else used
 
     def lookup(self, name: str) -> tuple[Any, str | None]:
-        """(value, error message or None). Value is ``_MISSING`` if undefined."""
+        """(value, error message or None). Value is ``_MISSING`` if undefined. A closure cell
+        shadows a global of the same name, as in Python (and Triton's capture scope)."""
+        cell = self.closure.get(name)
+        if cell is not None:
+            scope = CellScope(cell)
+            val = scope.get(name, _MISSING)
+            if val is not _MISSING:
+                self.used[(id(cell), name)] = (scope, name)
+                return val, None
         val = self.globals.get(name, _MISSING)
         if val is not _MISSING:
             if global_allowed(val):
@@ -90,13 +114,18 @@ class NameResolver:
                 f"global {name} is not a constexpr: kernels may only read globals that are "
                 f"kl.constexpr (write `{name} = kl.constexpr(...)` at module level), modules, kernels or kl objects"
             )
-        if name in self.closure:
-            return self.closure[name], None
         if name in ALLOWED_BUILTINS:
             return ALLOWED_BUILTINS[name], None
         if hasattr(builtins, name):
             return _MISSING, f"Python builtin '{name}' is not supported inside kernels"
         return _MISSING, f"name '{name}' is not defined"
+
+
+def closure_cells(fn: Any) -> dict[str, types.CellType]:
+    """The function's closure cells by name."""
+    code = getattr(fn, "__code__", None)
+    cells = getattr(fn, "__closure__", None) or ()
+    return {} if code is None else dict(zip(code.co_freevars, cells))
 
 
 def closure_vars(fn: Any) -> dict[str, Any]:

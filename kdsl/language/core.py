@@ -49,9 +49,21 @@ float8e4b8 = _t.fp8e4b8
 float8e5b16 = _t.fp8e5b16
 
 
-def pointer_type(element_ty: ScalarType, address_space: int = 1) -> PointerType:
-    """The type of a pointer to global memory holding ``element_ty`` values."""
-    return PointerType(element_ty, address_space)
+class _PointerTypeMeta(type):
+    """``kl.pointer_type(elem)`` builds the IR ``PointerType``; ``isinstance(t, kl.pointer_type)``
+    recognises every pointer type, as Triton's class does (``isinstance(x.dtype, tl.pointer_type)``
+    is how Triton code asks whether an argument is a pointer)."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, PointerType)
+
+    def __call__(cls, element_ty: ScalarType | PointerType, address_space: int = 1) -> PointerType:
+        return PointerType(element_ty, address_space)
+
+
+class pointer_type(metaclass=_PointerTypeMeta):
+    """The type of a pointer to global memory holding ``element_ty`` values (Triton's
+    ``tl.pointer_type(element_ty, address_space=1)``); calling it returns kdsl's ``PointerType``."""
 
 
 class PropagateNan(enum.Enum):

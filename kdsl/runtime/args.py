@@ -5,7 +5,8 @@ runtime value: numpy arrays (and zero-copy numpy views of objects exposing
 ``__array_interface__`` or ``__dlpack__``, e.g. torch CPU tensors) are
 pointers to their dtype, as are ``kdsl`` device arrays (aligned when their
 byte offset is a multiple of 16); Python ints are i32/i64/u64 by value, bools i1,
-floats f32; numpy scalars keep their dtype. As in Triton, ints equal to 1
+floats f32 (``np.float64`` too: it subclasses ``float``, and Triton passes it as fp32);
+other numpy scalars keep their dtype (Triton refuses them). As in Triton, ints equal to 1
 become constants and ints/pointers divisible by 16 are marked so, unless the
 parameter is listed in ``do_not_specialize`` (``do_not_specialize_on_alignment``: no
 divisibility facts, ``== 1`` still specialised). A host ``TensorDescriptor``
@@ -39,9 +40,10 @@ from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 # Triton's GPU launch options, accepted so Triton launches run unchanged and without effect on
 # the result: warps/stages/CTAs/registers are GPU scheduling, ``enable_fp_fusion`` allows (never
 # requires) contracting a*b+c into an FMA and kdsl never contracts, ``launch_cooperative_grid``
-# changes nothing for kernels without grid-wide barriers (the language has none).
+# changes nothing for kernels without grid-wide barriers (the language has none). ``debug`` is
+# Triton's per-launch debug flag: it overrides ``@kernel(debug=...)`` for this launch.
 LAUNCH_OPTIONS = ("num_threads", "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
-                  "launch_cooperative_grid")
+                  "launch_cooperative_grid", "debug")
 
 
 @dataclass
@@ -78,6 +80,20 @@ def bind(
             what = "constexpr argument" if name in constexprs else "argument"
             raise LaunchError(f"missing required {what}", name, kernel)
     return Binding(out, options)
+
+
+def mock_pointer(value: Any) -> PointerType | None:
+    """The pointer type a dtype given in place of an array stands for (Triton's ``warmup`` takes
+    ``torch.float32`` or ``tl.float32`` for a tensor argument), or None if ``value`` is no dtype."""
+    if isinstance(value, ScalarType):
+        return PointerType(value)
+    if type(value).__module__ == "torch" and type(value).__name__ == "dtype":
+        name = str(value).removeprefix("torch.")
+        special = HOST_DTYPE_NAMES.get(name)
+        return PointerType(ScalarType(special) if special else scalar_from_numpy(np.dtype(name)))
+    if isinstance(value, np.dtype) or (isinstance(value, type) and issubclass(value, np.generic)):
+        return PointerType(scalar_from_numpy(np.dtype(value)))
+    return None
 
 
 def as_array(value: Any) -> np.ndarray[Any, Any] | None:
@@ -121,8 +137,8 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
             return obj
     if value is None or isinstance(value, (str, Type, tuple)):
         return ParamSpec.const(name, value), None
-    if isinstance(value, np.generic) and not isinstance(value, np.bool_):
-        return _numpy_scalar(name, value, spec_ok, kernel, align_ok)
+    if isinstance(value, np.generic) and not isinstance(value, (np.bool_, float)):
+        return _numpy_scalar(name, value, spec_ok, kernel, align_ok)  # np.float64 is a float: f32 below
     if isinstance(value, (bool, np.bool_, int, float)):
         return _python_scalar(name, value, spec_ok and align_ok, spec_ok, kernel)
     try:
@@ -178,7 +194,7 @@ def _kdsl_object_arg(name: str, value: Any, spec_ok: bool, kernel: str,
     return ParamSpec.runtime(name, PointerType(elem), _div16(spec_ok and align_ok, value.offset)), value
 
 
-def _is_array_like(value: Any) -> bool:
+def is_array_like(value: Any) -> bool:
     """An argument that becomes a pointer: numpy/kdsl/reinterpreted arrays, descriptors, torch tensors."""
     if isinstance(value, (np.ndarray, DeviceArray, TensorDescriptor, Reinterpreted)):
         return True
@@ -189,7 +205,7 @@ def _is_array_like(value: Any) -> bool:
 
 def holds_array(value: tuple[Any, ...]) -> bool:
     """Does the tuple hold an array at any depth (then it is a structured parameter)?"""
-    return any(holds_array(e) if isinstance(e, tuple) else _is_array_like(e) for e in value)
+    return any(holds_array(e) if isinstance(e, tuple) else is_array_like(e) for e in value)
 
 
 def _tuple_arg(name: str, value: tuple[Any, ...], spec_ok: bool, kernel: str, align_ok: bool) -> ParamSpec:

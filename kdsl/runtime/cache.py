@@ -191,10 +191,10 @@ def _resolve(kfn: KernelFunction, chain: tuple[str, ...]) -> tuple[Any, dict[str
     g = kfn.fn.__globals__
     closure = closure_vars(kfn.fn)
     ns: dict[str, Any] | None
-    if chain[0] in g:
-        ns, value = g, g[chain[0]]
-    elif chain[0] in closure:
+    if chain[0] in closure:  # a closure cell shadows a global (frontend/scope.py)
         ns, value = None, closure[chain[0]]
+    elif chain[0] in g:
+        ns, value = g, g[chain[0]]
     else:
         return None
     name = chain[0]

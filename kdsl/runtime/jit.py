@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, overload
 
-from kdsl.errors import CompilationError, KdslError, LaunchError
+from kdsl.errors import CompilationError, DirectCallError, KdslError, LaunchError
 from kdsl.frontend.compiler import generate_module
 from kdsl.frontend.locations import SourceInfo, load_source
 from kdsl.frontend.specialization import ParamSpec
@@ -78,6 +78,7 @@ class KernelFunction:
         self.debug = debug
         self.sanitize = sanitize  # None: kdsl.set_sanitize / KDSL_SANITIZE decide
         self.cache: dict[tuple[Any, ...], Compiled] = {}
+        self.pre_run_hooks: list[Callable[..., Any]] = []
         # Globals the compiled code read (constexprs, kernels, modules): part of the cache
         # key, so rebinding e.g. a module-level kl.constexpr recompiles instead of going stale.
         self.used_globals: dict[Any, Any] = {}
@@ -85,7 +86,8 @@ class KernelFunction:
         # used global when the launchers were built (checked per launch: O(#globals)).
         self._binder = make_binder(self.signature, self.constexpr_names)
         self._launchers: dict[Any, Launcher] = {}
-        self._global_snapshot: tuple[tuple[dict[str, Any], str, Any], ...] = ()
+        # (namespace, name, object, its constexpr value or _MISSING) per global the code read
+        self._global_snapshot: tuple[tuple[Any, str, Any, Any], ...] = ()
         self._globals_ids: dict[tuple[Any, ...], int] = {}
         self._globals_id = 0
 
@@ -115,7 +117,7 @@ class KernelFunction:
 
     # --- calling ------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise LaunchError(
+        raise DirectCallError(
             "a kernel is launched as kernel[grid](...) or called from another kernel", None, self.__name__
         )
 
@@ -127,26 +129,32 @@ class KernelFunction:
 
         return launcher
 
-    def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
+    def run(self, *args: Any, grid: Any, warmup: bool = False, **kwargs: Any) -> Any:
         """Bind, specialise, compile (cached) and launch over ``grid``.
 
         The fast path (see ``kdsl.runtime.launcher``) costs one generated
         binder call, a globals identity check, a dict lookup and the backend's
         launch; everything else happens in :meth:`_run_slow` on a miss.
+        ``warmup=True`` is Triton's ``run(..., warmup=True)``: compile only, as :meth:`warmup`.
         """
+        for hook in self.pre_run_hooks:
+            hook(*args, **kwargs)
+        if warmup:
+            return self.warmup(*args, grid=grid, **kwargs)
         binder = self._binder
         if binder is None:
             return self._run_slow(args, kwargs, grid)
         try:
             values, keys, opts = binder(*args, **kwargs)
-            for ns, name, obj in self._global_snapshot:
-                if ns.get(name, _MISSING) is not obj:
+            for ns, name, obj, val in self._global_snapshot:
+                cur = ns.get(name, _MISSING)
+                if cur is not obj or (val is not _MISSING and cur.value is not val):
                     self._globals_changed()
                     break
             key = (
                 current_backend_name(),
                 self._globals_id,
-                self.debug if self.debug is not None else _debug_env(),
+                bool(self.debug) or _debug_env(),
                 self.sanitize if self.sanitize is not None else sanitize_enabled(),
                 tuple(sorted(opts.items())) if opts else (),
                 keys,
@@ -165,6 +173,13 @@ class KernelFunction:
             launch(grid3, values)
         return None
 
+    def add_pre_run_hook(self, hook: Callable[..., Any]) -> None:
+        """Call ``hook(*args, **kwargs)`` with a launch's arguments before every launch (Triton's
+        ``JITFunction.add_pre_run_hook``; e.g. to refuse some argument types by raising)."""
+        if not callable(hook):
+            raise TypeError(f"add_pre_run_hook needs a callable, got {type(hook).__name__}")
+        self.pre_run_hooks.append(hook)
+
     def warmup(self, *args: Any, grid: Any, **kwargs: Any) -> WarmedKernel:
         """Compile (or fetch from the caches) the specialisation these arguments select, without
         running it: Triton's ``JITFunction.warmup``. Arrays only give their dtype and alignment.
@@ -172,13 +187,14 @@ class KernelFunction:
         from kdsl.runtime.warmup import WarmedKernel
 
         binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
-        argmod.normalize_grid(grid, dict(binding.values), self.__name__)
         backend = resolve_backend()
-        specs, _ = argmod.specialize(binding, self.constexpr_names, self.do_not_specialize, self.__name__,
-                                     self.do_not_specialize_on_alignment)
+        specs = self._specs_of(binding)
+        if not any(isinstance(v, str) or argmod.mock_pointer(v) for k, v in binding.values.items()
+                   if k not in self.constexpr_names):
+            argmod.normalize_grid(grid, dict(binding.values), self.__name__)  # types alone fix no grid
         options = launch_options(binding.options, self.__name__)
         sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
-        debug = self._debug()
+        debug = self._debug(binding.options)
         compiled = self._compiled(backend, specs, options, debug, sanitize)
         return WarmedKernel(self, compiled, specs, options, backend.name, debug)
 
@@ -196,7 +212,7 @@ class KernelFunction:
                 check_backend(arr, backend.name, name, self.__name__)
         options = launch_options(binding.options, self.__name__)
         sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
-        compiled = self._compiled(backend, specs, options, self._debug(), sanitize)
+        compiled = self._compiled(backend, specs, options, self._debug(binding.options), sanitize)
         launch = Launcher(compiled.kernel, argmod.launch_leaves(specs), values, compiled.written, self.__name__,
                           compiled.sanitize)
         if key is not None and self._global_snapshot_fresh():
@@ -221,12 +237,13 @@ class KernelFunction:
         return compiled
 
     def _snapshot_globals(self) -> None:
-        self._global_snapshot = tuple((g, n, g.get(n, _MISSING)) for g, n in self.used_globals.values())
+        self._global_snapshot = tuple((g, n, o, _constexpr_value(o))
+                                      for g, n in self.used_globals.values() for o in (g.get(n, _MISSING),))
         gk = self.globals_key()
         self._globals_id = self._globals_ids.setdefault(gk, len(self._globals_ids))
 
     def _global_snapshot_fresh(self) -> bool:
-        return all(g.get(n, _MISSING) is o for g, n, o in self._global_snapshot)
+        return all(g.get(n, _MISSING) is o and _constexpr_value(o) is v for g, n, o, v in self._global_snapshot)
 
     def _globals_changed(self) -> None:
         """A global the compiled code read was rebound: launches re-resolve from now on."""
@@ -240,19 +257,25 @@ class KernelFunction:
     # --- compilation ------------------------------------------------------------------
     def specialization(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[ParamSpec]:
         """ParamSpecs for an argument list; strings like ``"*f32"`` or ``"i32"`` give a type."""
-        binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
-        typed = {k: v for k, v in binding.values.items() if isinstance(v, str) and k not in self.constexpr_names}
+        return self._specs_of(argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names))
+
+    def _specs_of(self, binding: argmod.Binding) -> list[ParamSpec]:
+        """Specs of bound values, where a runtime parameter may also be given by its type alone: a
+        signature string (``"*f32"``, ``"i32"``) or, as Triton's ``warmup`` takes, a dtype
+        (``kl.float32``, ``torch.float32``, ``np.float32``) standing for a 16-byte aligned pointer."""
+        typed: dict[str, Any] = {}
+        for k, v in binding.values.items():
+            if k in self.constexpr_names:
+                continue
+            if isinstance(v, str):
+                typed[k] = ParamSpec.runtime(k, parse_signature_type(v, k, self.__name__))
+            elif (ptr := argmod.mock_pointer(v)) is not None:
+                typed[k] = ParamSpec.runtime(k, ptr, 16)
         rest = argmod.Binding({k: v for k, v in binding.values.items() if k not in typed}, binding.options)
         specs, _ = argmod.specialize(rest, self.constexpr_names, self.do_not_specialize, self.__name__,
                                      self.do_not_specialize_on_alignment)
         by_name = {s.name: s for s in specs}
-        out = []
-        for name in binding.values:
-            if name in typed:
-                out.append(ParamSpec.runtime(name, parse_signature_type(typed[name], name, self.__name__)))
-            else:
-                out.append(by_name[name])
-        return out
+        return [typed[name] if name in typed else by_name[name] for name in binding.values]
 
     def globals_key(self) -> tuple[Any, ...]:
         """Current values of the globals earlier compilations depended on."""
@@ -264,8 +287,11 @@ class KernelFunction:
             out.append((name, ("c", _hashable(v.value)) if isinstance(v, constexpr) else ("id", id(v))))
         return tuple(out)
 
-    def _debug(self) -> bool:
-        return self.debug if self.debug is not None else debug_from_env()
+    def _debug(self, options: dict[str, Any] | None = None) -> bool:
+        """The debug flag of a launch, Triton's rule: its ``debug=`` option, else ``@kernel(debug=)``,
+        either or'ed with KDSL_DEBUG (Triton's TRITON_DEBUG turns debugging on everywhere)."""
+        flag = options.get("debug") if options and options.get("debug") is not None else self.debug
+        return bool(flag) or debug_from_env()
 
     def compile_module(
         self,
@@ -294,6 +320,14 @@ class KernelFunction:
             if stages is not None:
                 stages["opt.mlir"] = print_op(module, locations=True).encode()
         return module, entry
+
+
+def _constexpr_value(obj: Any) -> Any:
+    """The value of a ``kl.constexpr`` global (it may be mutated in place: ``c.value = 43``), else
+    ``_MISSING``: the fast path checks both the global's identity and this value."""
+    from kdsl.language.core import constexpr
+
+    return obj.value if isinstance(obj, constexpr) else _MISSING
 
 
 def _hashable(v: Any) -> Any:
@@ -337,8 +371,8 @@ def launch_options(opts: dict[str, Any], kernel: str) -> LaunchOptions:
         raise LaunchError(f"must be a non-negative int, got {num_threads!r}", "num_threads", kernel)
     extra = tuple(
         sorted((k, check_knob(k, v, kernel) if "." in k else v) for k, v in opts.items()
-               if k != "num_threads" and v is not None)
-    )
+               if k not in ("num_threads", "debug") and v is not None)
+    )  # debug is the compilation's own flag (KernelFunction._debug), not a backend option
     return LaunchOptions(num_threads=num_threads, extra=extra)
 
 

@@ -10,7 +10,7 @@ import pytest
 import kdsl
 
 
-@pytest.mark.parametrize(("n", "expected"), [(0, 1), (1, 1), (2, 2), (3, 4), (16, 16), (17, 32), (1000, 1024)])
+@pytest.mark.parametrize(("n", "expected"), [(-3, 0), (0, 0), (1, 1), (2, 2), (3, 4), (16, 16), (17, 32), (1000, 1024), (2**40 + 1, 2**41)])
 def test_next_power_of_2(n: int, expected: int) -> None:
     assert kdsl.next_power_of_2(n) == expected
 
@@ -22,11 +22,20 @@ def test_cdiv(x: int, y: int) -> None:
 
 def test_config_is_a_frozen_hashable_dataclass() -> None:
     c = kdsl.Config({"BLOCK": 128}, num_warps=4)
-    assert c.kwargs == {"BLOCK": 128} and c.num_threads == 0 and c.num_stages is None
+    assert c.kwargs == {"BLOCK": 128} and c.num_threads == 0 and c.num_stages == 3  # Triton's defaults
     assert hash(c) == hash(kdsl.Config({"BLOCK": 128}, num_warps=4))
     with pytest.raises(dataclasses.FrozenInstanceError):
         c.num_threads = 3  # type: ignore[misc]
-    assert c.all_kwargs() == {"BLOCK": 128, "num_warps": 4}
+    assert c.all_kwargs() == {"BLOCK": 128, "num_warps": 4, "num_ctas": 1, "num_stages": 3}
+
+
+def test_config_takes_tritons_positional_order() -> None:
+    c = kdsl.Config({"BLOCK": 64}, 8, 2, 1, 128)  # kwargs, num_warps, num_stages, num_ctas, maxnreg
+    assert (c.num_warps, c.num_stages, c.num_ctas, c.maxnreg) == (8, 2, 1, 128)
+    assert c.all_kwargs() == {"BLOCK": 64, "num_warps": 8, "num_ctas": 1, "num_stages": 2, "maxnreg": 128}
+    assert kdsl.Config.from_json(c.to_json()) == c
+    with pytest.raises(ValueError, match="ir_override"):
+        kdsl.Config({"BLOCK": 64}, ir_override="k.ttgir")
 
 
 def test_public_names() -> None:

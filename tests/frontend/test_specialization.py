@@ -48,7 +48,7 @@ F = np.zeros(64, np.float32)
         (2**63, "u64"),
         (True, "i1"),
         (1.5, "f32"),
-        (np.float64(2.0), "f64"),
+        (np.float64(2.0), "f32"),  # a Python float subclass: fp32, as Triton specialises it
         (np.int64(5), "i64"),
         (np.uint8(3), "u8"),
         (np.float16(1.0), "f16"),
