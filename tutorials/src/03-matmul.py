@@ -111,8 +111,42 @@ print("int8 x int8 -> int32 exact:", np.array_equal(ops.matmul(ai, bi), ai.astyp
 # %% [markdown]
 # ## Autotuning
 #
-# The best `BLOCK_M/N/K` and `GROUP_M` depend on the backend and the shape. An autotuning section
-# (`kdsl.autotune` over a list of `kdsl.Config`s) will be added here when the autotuner lands (issue 7/8).
+# The best `BLOCK_M/N/K` and `GROUP_M` depend on the backend and the shape. `kdsl.autotune` is
+# Triton's `triton.autotune`: give it a list of `kdsl.Config`s and the arguments whose values make up
+# the tuning `key`; the first launch for a new key times every config (`kdsl.testing.do_bench`) and
+# keeps the fastest. The grid becomes a function of the chosen meta-parameters, and the launch no
+# longer passes them. Applied to the kernel above (the usual spelling is a decorator on top of
+# `@kdsl.kernel`):
+
+# %%
+tuned_matmul = kdsl.autotune(
+    configs=[kdsl.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": 32, "GROUP_M": 4})
+             for bm, bn in pick([(16, 16), (32, 32)], [(32, 32), (64, 64), (32, 128), (128, 64)])],
+    key=["M", "N", "K"],
+)(matmul_kernel)
+
+
+def matmul_tuned(a, b):
+    (M, K), (_, N) = a.shape, b.shape
+    c = np.empty((M, N), np.float32)
+    grid = lambda meta: (kdsl.cdiv(M, meta["BLOCK_M"]) * kdsl.cdiv(N, meta["BLOCK_N"]),)  # noqa: E731
+    tuned_matmul[grid](a, b, c, M, N, K, *(s // 4 for s in a.strides), *(s // 4 for s in b.strides),
+                       *(s // 4 for s in c.strides))
+    return c
+
+
+assert np.allclose(matmul_tuned(a, b), a @ b, atol=1e-4)
+print(f"timed on {kdsl.current_backend_name()} for (M, N, K) = {(M, N, K)}:")
+for config, ms in tuned_matmul.configs_timings.items():
+    print(f"  {config}: {ms:.3f} ms" if isinstance(ms, float) else f"  {config}: {ms}")
+print("best:", tuned_matmul.best_config)
+
+# %% [markdown]
+# The choice is remembered per key in memory, and on disk per kernel source and device
+# (`~/.cache/kdsl/autotune`, docs/AUTOTUNE.md): the next process with the same kernel, shape and
+# device launches the best config without timing anything. Without `configs`, kdsl sweeps the
+# compiler's own knobs for the backend (vector width, register blocking, work-group size;
+# `kdsl.autotune.tunable_space(backend)`), and `python -m kdsl tune` runs such sweeps offline.
 #
 # ## Benchmark
 #
