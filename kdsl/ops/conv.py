@@ -292,13 +292,21 @@ def padded_nhwc(
     hp, wp = out
     xp = empty((nb, hp, wp, c), dtype, x)
     if (hp, wp) == (h, w) and pad == (0, 0) and sx[2:] == (w, 1) and h * w >= 16 and c >= 16:
-        bp, bc = (64 if h * w % 64 == 0 else 16), pow2(c, lo=16, hi=64)
-        launch(planes_to_nhwc_kernel, (kdsl.cdiv(h * w, bp), nb, kdsl.cdiv(c, bc)), x, xp, c, h * w, sx[0], sx[1],
-               BLOCK_P=bp, BLOCK_C=bc, EVEN=h * w % bp == 0 and c % bc == 0)  # fmt: skip
+        transpose_planes(x, xp, nb, c, h * w, sx[:2])
         return xp
     launch(pad_nhwc_kernel, (kdsl.cdiv(wp, 16), nb * hp), x, xp, c, h, w, hp, wp, pad[0], pad[1], *sx,
            BLOCK_W=16, BLOCK_C=pow2(c, lo=16, hi=64))  # fmt: skip
     return xp
+
+
+def transpose_planes(x: Array, y: Array, nb: int, rows: int, cols: int, sx: tuple[int, int] | None = None) -> None:
+    """``y[n, j, i] = x[n, i, j]`` for ``rows x cols`` matrices (``x``'s element strides ``sx`` for
+    ``n`` and ``i``, its ``j`` contiguous; ``y`` contiguous): NCHW planes to NHWC pixels, or back
+    (:func:`planes_to_nhwc_kernel`, whole vectors both ways)."""
+    sn, si = sx or (rows * cols, cols)
+    bp, bc = (64 if cols % 64 == 0 else 16), pow2(rows, lo=16, hi=64)
+    launch(planes_to_nhwc_kernel, (kdsl.cdiv(cols, bp), nb, kdsl.cdiv(rows, bc)), x, y, rows, cols, sn, si,
+           BLOCK_P=bp, BLOCK_C=bc, EVEN=cols % bp == 0 and rows % bc == 0)  # fmt: skip
 
 
 def _weight_khwc(weight: Array, layout: str, dims: tuple[int, int, int, int], sw: tuple[int, ...]) -> Array:

@@ -231,7 +231,7 @@ def conv3x3_winograd(
     ``(n, c, h, w)`` order and is padded by ``pad``; ``weight`` is 3x3 with element strides
     ``(oc, c, kh, kw)``; ``shape = (N, C, OC, OH, OW)``; ``sy`` the output's ``(n, c, h, w)``
     element strides."""
-    from kdsl.ops.conv import padded_nhwc  # conv.py imports this module
+    from kdsl.ops.conv import padded_nhwc, transpose_planes  # conv.py imports this module
 
     nb, c, oc, oh, ow = shape
     th, tw = kdsl.cdiv(oh, TILE), kdsl.cdiv(ow, TILE)
@@ -249,10 +249,17 @@ def conv3x3_winograd(
     launch(winograd_input_kernel, (kdsl.cdiv(tw, bt), nb * th, kdsl.cdiv(c, bc)), x, v, c, h, w, sx[0], sx[2], sx[3],
            pad[0], pad[1], th, tw, t, BLOCK_T=bt, BLOCK_C=bc, EVEN_T=tw % bt == 0, EVEN_C=c % bc == 0)  # fmt: skip
     m = matmul(v, u, blocks=_gemm_blocks(t, c, oc, x))
+    # A contiguous NCHW output is written NHWC first and transposed: the transform's own stores
+    # into NCHW are single floats (4 pixels apart, channel planes apart), the transpose moves
+    # whole vectors both ways.
+    planes = sy == (oc * oh * ow, oh * ow, ow, 1) and oc >= 16 and oh * ow >= 16
+    out, so = (empty((nb, oh, ow, oc), np.float32, x), (oh * ow * oc, 1, ow * oc, oc)) if planes else (y, sy)
     launch(winograd_output_kernel, (kdsl.cdiv(tw, bt), nb * th, kdsl.cdiv(oc, bn)), m,
-           bias if bias is not None else y, y, oc, oh, ow, th, tw, t, *sy, BLOCK_T=bt, BLOCK_N=bn,
+           bias if bias is not None else y, out, oc, oh, ow, th, tw, t, *so, BLOCK_T=bt, BLOCK_N=bn,
            EVEN_T=tw % bt == 0, EVEN_N=oc % bn == 0, EVEN_HW=oh % TILE == 0 and ow % TILE == 0,
            HAS_BIAS=bias is not None, ACTIVATION=activation)  # fmt: skip
+    if planes:  # y[n, c, p] = out[n, p, c]: the planes copy with the roles of pixels and channels swapped
+        transpose_planes(out, y, nb, oh * ow, oc)
     return y
 
 
