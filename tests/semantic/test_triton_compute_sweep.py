@@ -18,6 +18,7 @@ Integer references are exact; float references exact unless a tolerance is named
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -57,3 +58,67 @@ def test_fma_float64_single_rounding(backend: str) -> None:
     out = np.zeros(n)
     fma_kernel[(1,)](a, b, c, out, N=n)
     assert np.array_equal(out.view(np.uint64), want.view(np.uint64)), (out - want)[out != want]
+
+
+@kdsl.kernel
+def to_bf16_bits_kernel(x_ptr, o_ptr, N: kl.constexpr):
+    offs = kl.arange(0, N)
+    kl.store(o_ptr + offs, kl.load(x_ptr + offs).to(kl.bfloat16).to(kl.uint16, bitcast=True))
+
+
+@kdsl.kernel
+def to_f16_kernel(x_ptr, o_ptr, N: kl.constexpr):
+    offs = kl.arange(0, N)
+    kl.store(o_ptr + offs, kl.load(x_ptr + offs).to(kl.float16))
+
+
+def _bf16_bits_via_f32(x: np.ndarray) -> np.ndarray:
+    b = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def test_int_to_bf16_rounds_through_f32(backend: str) -> None:
+    # Triton's GPU lowering converts an integer to bf16 as sitofp to f32, then f32 -> bf16 (torch
+    # too): two roundings. 2**24 + 2**16 + 1 rounds to the bf16 midpoint in f32, then to even
+    # (2**24); rounded once it would be 2**24 + 2**17.
+    ints = np.array([2**24 + 2**16 + 1, -(2**24 + 2**16 + 1), 1, 0, 2**31 - 1, -(2**31), 65793, 12345], np.int32)
+    out = np.zeros(8, np.uint16)
+    to_bf16_bits_kernel[(1,)](ints, out, N=8)
+    assert np.array_equal(out, _bf16_bits_via_f32(ints)), out
+    i64 = np.array([2**62 + 2**38 + 1, -(2**62), 2**53 + 1, 3, 2**24 + 2**16 + 1, 0, -1, 2**63 - 1], np.int64)
+    to_bf16_bits_kernel[(1,)](i64, out, N=8)
+    assert np.array_equal(out, _bf16_bits_via_f32(i64)), out
+
+
+def _bf16_bits_once(x: float) -> int:
+    """One round-to-nearest-even of a finite double to bf16 (8 significant bits), as bits."""
+    m, e = math.frexp(x)
+    r = round(m * 256) * 2.0 ** (e - 8)  # m * 256 is exact; round() ties to even
+    return int(np.array([r], np.float32).view(np.uint32)[0] >> 16)
+
+
+def test_f64_to_bf16_rounds_once(backend: str) -> None:
+    # fptrunc f64 -> bf16 (Triton's cast: "truncation fp64 => fp32, fp16, bf16") rounds once;
+    # 1 + 2**-8 + 2**-30 is just above a bf16 midpoint but rounds to the midpoint in f32.
+    d = np.array([1 + 2**-8 + 2**-30, 1 + 2**-8, 1 / 3, -2.5, 3e38 * (1 + 2**-30), -(1 + 2**-8 + 2**-40),
+                  65536.5, -(1 + 3 * 2**-8 - 2**-35)])  # fmt: skip
+    out = np.zeros(8, np.uint16)
+    to_bf16_bits_kernel[(1,)](d, out, N=8)
+    assert out.tolist() == [_bf16_bits_once(v) for v in d.tolist()]
+
+
+def test_f64_to_f16_rounds_once(backend: str) -> None:
+    # fptrunc f64 -> f16 is one rounding (numpy's astype); through f32 it would round twice:
+    # 1 + 2**-11 + 2**-40 is just above an f16 midpoint, but rounds to the midpoint in f32.
+    rng = np.random.default_rng(1)
+    n = 256
+    base = rng.standard_normal(n).astype(np.float16).astype(np.float64) * 2.0 ** rng.integers(-20, 14, n)
+    base = base.astype(np.float16).astype(np.float64)
+    half_ulp = np.abs(np.spacing(base.astype(np.float16)).astype(np.float64)) / 2
+    x = base + half_ulp * rng.choice([1, -1], n) + rng.choice([0.0, 2.0**-40, -(2.0**-40)], n) * np.abs(base)
+    x[:8] = [1 + 2**-11 + 2**-40, -(1 + 2**-11 + 2**-40), np.nan, -np.inf, 1e300, -0.0, 1e-300, 65519.99]
+    out = np.zeros(n, np.float16)
+    to_f16_kernel[(1,)](x, out, N=n)
+    with np.errstate(over="ignore"):
+        want = x.astype(np.float16)
+    assert np.array_equal(out.view(np.uint16), want.view(np.uint16)), np.nonzero(out.view(np.uint16) != want.view(np.uint16))
