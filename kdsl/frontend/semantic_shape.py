@@ -155,13 +155,15 @@ class ShapeSemantic(CastSemantic):
                           order=order)
 
     def trans(self, value: Any, dims: Any = ()) -> tensor:
-        """``kl.trans(x)`` swaps the two dims of a 2-D tile; with dims, permutes."""
+        """``kl.trans(x)`` swaps the last two dims (a batched 2-D transpose, as Triton's);
+        with dims, permutes."""
         x = self.to_tensor(value)
         dims = tuple(unwrap(dims))
         if not dims:
-            if len(x.shape) != 2:
-                raise self.error(f"trans without dims needs a 2-D tensor, got shape {x.shape}")
-            dims = (1, 0)
+            rank = len(x.shape)
+            if rank < 2:
+                raise self.error(f"trans without dims needs a tensor of rank 2 or more, got shape {x.shape}")
+            dims = (*range(rank - 2), rank - 1, rank - 2)
         return self.permute(x, dims)
 
     def join(self, a: Any, b: Any) -> tensor:

@@ -122,3 +122,20 @@ def test_f64_to_f16_rounds_once(backend: str) -> None:
     with np.errstate(over="ignore"):
         want = x.astype(np.float16)
     assert np.array_equal(out.view(np.uint16), want.view(np.uint16)), np.nonzero(out.view(np.uint16) != want.view(np.uint16))
+
+
+@kdsl.kernel
+def trans_batched_kernel(x_ptr, o_ptr, t_ptr):
+    x = kl.load(x_ptr + kl.arange(0, 16)).reshape(2, 4, 2)
+    kl.store(o_ptr + kl.arange(0, 16), kl.reshape(kl.trans(x), 16))
+    kl.store(t_ptr + kl.arange(0, 16), kl.reshape(x.T, 16))
+
+
+def test_trans_without_dims_swaps_the_last_two(backend: str) -> None:
+    # Triton: "If dims is not specified, the function defaults to swapping the last two axes,
+    # thereby performing an (optionally batched) 2D transpose" (also ``x.T``).
+    x = np.arange(16, dtype=np.int32) * 3 - 20
+    out, t = np.zeros(16, np.int32), np.zeros(16, np.int32)
+    trans_batched_kernel[(1,)](x, out, t)
+    want = x.reshape(2, 4, 2).transpose(0, 2, 1).ravel()
+    assert np.array_equal(out, want) and np.array_equal(t, want)
