@@ -139,3 +139,23 @@ def test_trans_without_dims_swaps_the_last_two(backend: str) -> None:
     trans_batched_kernel[(1,)](x, out, t)
     want = x.reshape(2, 4, 2).transpose(0, 2, 1).ravel()
     assert np.array_equal(out, want) and np.array_equal(t, want)
+
+
+@kdsl.kernel
+def shape_compare_kernel(o_ptr, N: kl.constexpr):
+    data = kl.arange(0, N)
+    kl.static_assert(data.shape == [N])  # a shape equals the list of its sizes, as in Triton
+    kl.static_assert(data[None, :, None].shape == [1, N, 1])
+    kl.static_assert(kl.full([], 1, kl.int32).shape == [])
+    kl.static_assert(kl.full([], 1, kl.int32)[None, None].shape == [1, 1])
+    kl.static_assert(kl.expand_dims(data, (-4, 2, -1)).shape == [1, N, 1, 1])
+    kl.static_assert(kl.expand_dims(data, (3, 1, 2)).shape == (N, 1, 1, 1))
+    kl.static_assert(data.shape != [N, 1])
+    t = kl.expand_dims(kl.sum(data), -1) + kl.expand_dims(N, -1)
+    kl.store(o_ptr + kl.arange(0, 1), t)
+
+
+def test_shape_equals_list_and_expand_dims_forms(backend: str) -> None:
+    out = np.zeros(1, np.int32)
+    shape_compare_kernel[(1,)](out, N=8)
+    assert out[0] == 28 + 8
