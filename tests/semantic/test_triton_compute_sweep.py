@@ -159,3 +159,67 @@ def test_shape_equals_list_and_expand_dims_forms(backend: str) -> None:
     out = np.zeros(1, np.int32)
     shape_compare_kernel[(1,)](out, N=8)
     assert out[0] == 28 + 8
+
+
+# --- Triton's test_scan2d combine functions (a non-commutative one, tuples of 2 and 3) ---
+@kdsl.kernel
+def get_first_element(a, b):
+    return a
+
+
+@kdsl.kernel
+def linear_recurrence(a1, b1, a2, b2):
+    return a1 * a2, b1 * a2 + b2
+
+
+@kdsl.kernel
+def roll(a1, b1_last, b1_cur, a2, b2_last, b2_cur):
+    return a1 + a2, kl.where(a2 == 1, b1_cur, 0) + b2_last, b2_cur
+
+
+@kdsl.kernel
+def kernel(X, Y, Z, BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr, AXIS: kl.constexpr, OP: kl.constexpr,
+           REV: kl.constexpr):  # fmt: skip
+    # named ``kernel`` like Triton's tests: an OpenCL C keyword, renamed in the generated source
+    range_m = kl.arange(0, BLOCK_M)
+    range_n = kl.arange(0, BLOCK_N)
+    x = kl.load(X + range_m[:, None] * BLOCK_N + range_n[None, :])
+    y = kl.load(Y + range_m[:, None] * BLOCK_N + range_n[None, :])
+    if OP == "first":
+        z = kl.associative_scan(x, axis=AXIS, combine_fn=get_first_element, reverse=REV)
+    elif OP == "roll":
+        _, z, _ = kl.associative_scan((1 + 0 * x, 0 * x, x), axis=AXIS, combine_fn=roll, reverse=REV)
+    else:
+        _, z = kl.associative_scan((x, y), axis=AXIS, combine_fn=linear_recurrence, reverse=REV)
+    kl.store(Z + range_m[:, None] * BLOCK_N + range_n[None, :], z)
+
+
+def _scan_ref(op: str, x: np.ndarray, y: np.ndarray, axis: int, reverse: bool) -> np.ndarray:
+    xa, ya = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
+    if reverse:
+        xa, ya = xa[:, ::-1], ya[:, ::-1]
+    if op == "first":
+        z = np.repeat(xa[:, :1], xa.shape[1], axis=1)
+    elif op == "roll":
+        z = np.concatenate([np.zeros_like(xa[:, :1]), xa[:, :-1]], axis=1)
+    else:
+        z = np.zeros_like(xa)
+        acc = np.zeros(xa.shape[0], xa.dtype)
+        for j in range(xa.shape[1]):
+            acc = xa[:, j] * acc + ya[:, j]
+            z[:, j] = acc
+    if reverse:
+        z = z[:, ::-1]
+    return np.ascontiguousarray(np.moveaxis(z, -1, axis))
+
+
+def test_scan2d_triton_combines(backend: str) -> None:
+    rng = np.random.default_rng(17)
+    shape = (8, 32)
+    x = rng.integers(-1, 2, shape).astype(np.int32)
+    y = rng.integers(-1, 2, shape).astype(np.int32)
+    for op, axis, reverse in [("first", 0, True), ("first", 1, False), ("roll", 1, True), ("roll", 0, False),
+                              ("lin", 0, True), ("lin", 1, False)]:  # fmt: skip
+        z = np.zeros(shape, np.int32)
+        kernel[(1,)](x, y, z, BLOCK_M=shape[0], BLOCK_N=shape[1], AXIS=axis, OP=op, REV=reverse)
+        assert np.array_equal(z, _scan_ref(op, x, y, axis, reverse)), (op, axis, reverse)
