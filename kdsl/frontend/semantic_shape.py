@@ -195,7 +195,10 @@ class ShapeSemantic(CastSemantic):
 
     # --- subscripts -------------------------------------------------------------
     def getitem(self, x: tensor, index: Any) -> tensor:
-        """``x[None, :]`` etc.: only ``None`` (new axis) and full slices ``:``."""
+        """``x[None, :]`` etc.: only ``None`` (new axis at that position) and full slices ``:``.
+
+        As in Triton, a full slice keeps the tensor as it is, also past its last dimension
+        (Triton's own tests index a scalar pointer as ``Z[None, None, :]`` to get shape (1, 1))."""
         index = unwrap(index)
         items = list(index) if isinstance(index, tuple) else [index]
         out = x
@@ -204,8 +207,7 @@ class ShapeSemantic(CastSemantic):
             if item is None:
                 out = self.expand_dims(out, dim)
             elif isinstance(item, slice) and all(unwrap(p) is None for p in (item.start, item.stop, item.step)):
-                if dim >= len(x.shape) + sum(1 for i in items[:dim] if unwrap(i) is None):
-                    raise self.error(f"too many indices for a tensor of shape {x.shape}")
+                pass
             else:
                 raise self.error(
                     f"unsupported tensor index {item!r}: only None (new axis) and full slices ':' are allowed")

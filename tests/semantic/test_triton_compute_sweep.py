@@ -223,3 +223,25 @@ def test_scan2d_triton_combines(backend: str) -> None:
         z = np.zeros(shape, np.int32)
         kernel[(1,)](x, y, z, BLOCK_M=shape[0], BLOCK_N=shape[1], AXIS=axis, OP=op, REV=reverse)
         assert np.array_equal(z, _scan_ref(op, x, y, axis, reverse)), (op, axis, reverse)
+
+
+@kdsl.kernel
+def reduce_keepdims_all_kernel(X, Z, Zb, M: kl.constexpr, N: kl.constexpr):
+    # Triton's test_reduce: a scalar pointer indexed [None, None, :] gets shape (1, 1), matching
+    # a keep_dims reduction over all axes; a full slice past the last dimension changes nothing.
+    x = kl.load(X + kl.arange(0, M)[:, None] * N + kl.arange(0, N)[None, :])
+    z = kl.max(x, axis=None, keep_dims=True)
+    z_ptr = Z[None, None, :]
+    kl.static_assert(z_ptr.shape == [1, 1] and z.shape == [1, 1])
+    kl.store(z_ptr, z)
+    b = kl.xor_sum(kl.cast(x, kl.int1), axis=0)  # xor of bools stays a bool
+    kl.store(Zb + kl.arange(0, N), b)
+
+
+def test_reduce_keep_dims_all_axes_into_indexed_scalar_pointer(backend: str) -> None:
+    rng = np.random.default_rng(17)
+    x = rng.integers(-3, 3, (4, 32)).astype(np.int32)
+    z, zb = np.zeros(1, np.int32), np.zeros(32, np.int8)
+    reduce_keepdims_all_kernel[(1,)](x, z, zb, M=4, N=32)
+    assert z[0] == x.max()
+    assert np.array_equal(zb, np.bitwise_xor.reduce(x != 0, axis=0).astype(np.int8))
