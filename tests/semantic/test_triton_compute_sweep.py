@@ -22,9 +22,11 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 
 import kdsl
 import kdsl.language as kl
+from kdsl.errors import CompilationError
 
 
 @kdsl.kernel
@@ -245,3 +247,50 @@ def test_reduce_keep_dims_all_axes_into_indexed_scalar_pointer(backend: str) -> 
     reduce_keepdims_all_kernel[(1,)](x, z, zb, M=4, N=32)
     assert z[0] == x.max()
     assert np.array_equal(zb, np.bitwise_xor.reduce(x != 0, axis=0).astype(np.int8))
+
+
+@kdsl.kernel
+def minmax_promotion_kernel(h_ptr, i_ptr, o_ptr, oi_ptr, N: kl.constexpr):
+    offs = kl.arange(0, N)
+    h = kl.load(h_ptr + offs)  # f16
+    i8 = kl.load(i_ptr + offs)
+    relu = kl.maximum(h, 0.0)  # Triton: to_tensor(0.0) is an f32 tensor, so the result is f32
+    kl.static_assert(relu.dtype == kl.float32)
+    kl.static_assert(kl.maximum(i8, 5).dtype == kl.int32 and kl.minimum(5, i8).dtype == kl.int32)
+    kl.static_assert(kl.fma(h, 2.0, 1.0).dtype == kl.float32)
+    b = h.to(kl.bfloat16)
+    kl.static_assert(kl.maximum(b, b).dtype == kl.float32)  # bf16 operands are promoted to f32
+    kl.store(o_ptr + offs, relu * h)  # f32 * f16 in f32: no f16 rounding of the product
+    kl.store(oi_ptr + offs, kl.maximum(i8, 100) + i8)  # i32: 100 + 100 does not wrap
+
+
+def test_maximum_minimum_fma_turn_numbers_into_tensors(backend: str) -> None:
+    # Triton's maximum/minimum/fma call to_tensor on Python numbers (int -> int32, float ->
+    # float32) before promoting, unlike the arithmetic operators' scalar rule; bf16 -> f32.
+    h = np.array([0.1, -2.0, 3.3, 1000.1, -0.5, 7.7, 0.0, 65.3], np.float16)
+    i8 = np.array([100, -128, 5, 127, 0, -1, 99, 101], np.int8)
+    out, oi = np.zeros(8, np.float32), np.zeros(8, np.int32)
+    minmax_promotion_kernel[(1,)](h, i8, out, oi, N=8)
+    hf = h.astype(np.float32)
+    assert np.array_equal(out, np.maximum(hf, 0) * hf)
+    assert np.array_equal(oi, np.maximum(i8.astype(np.int32), 100) + i8)
+
+
+@kdsl.kernel
+def sort_rows_kernel(X, Z, N: kl.constexpr, M: kl.constexpr, descending: kl.constexpr):
+    off2d = kl.arange(0, M)[None, :] + (kl.arange(0, N) * M)[:, None]
+    kl.store(Z + off2d, kl.sort(kl.load(X + off2d), descending=descending))
+
+
+def test_sort_4096_float32_rows(backend: str, request: pytest.FixtureRequest) -> None:
+    # Triton's test_sort shape (M, N) = (256, 16) with float32.
+    if backend == "vulkan":
+        request.applymarker(pytest.mark.xfail(
+            reason="vulkan: the bitonic sort of a 4096-element f32 tile keeps 40 KiB of work-group memory "
+                   "(the tile, two 2048-element i32 key halves, a 2048-element i1 mask) above lavapipe's "
+                   "32 KiB; with one work-item it runs into llvmpipe's loop limit",
+            raises=CompilationError, strict=True))
+    x = np.random.default_rng(3).standard_normal((16, 256)).astype(np.float32)
+    z = np.zeros_like(x)
+    sort_rows_kernel[(1,)](x, z, 16, 256, True)
+    assert np.array_equal(z, -np.sort(-x, axis=1))
