@@ -125,7 +125,9 @@ class MathSemantic(ArithSemantic):
         return self.cast(t, f32) if t.dtype == bf16 else t
 
     def clamp(self, x: Any, lo: Any, hi: Any, propagate_nan: Any = PropagateNan.NONE) -> tensor:
-        """``min(max(x, lo), hi)`` on floats (Triton supports float clamp only)."""
+        """``min(max(x, lo), hi)`` on floats (Triton supports float clamp only). As Triton's:
+        Python numbers become tensors first and bf16 operands are promoted to f32."""
+        x, lo, hi = (self._bf16_to_f32(self.to_tensor(v)) for v in (x, lo, hi))
         lo_t, hi_t = self.check_operands(lo, hi, "clamp")
         xt, lo_t = self.check_operands(x, lo_t, "clamp")
         xt, hi_t = self.check_operands(xt, hi_t, "clamp")

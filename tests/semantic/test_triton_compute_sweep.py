@@ -258,6 +258,7 @@ def minmax_promotion_kernel(h_ptr, i_ptr, o_ptr, oi_ptr, N: kl.constexpr):
     kl.static_assert(relu.dtype == kl.float32)
     kl.static_assert(kl.maximum(i8, 5).dtype == kl.int32 and kl.minimum(5, i8).dtype == kl.int32)
     kl.static_assert(kl.fma(h, 2.0, 1.0).dtype == kl.float32)
+    kl.static_assert(kl.clamp(h, 0.0, h).dtype == kl.float32 and kl.clamp(h, h, h).dtype == kl.float16)
     b = h.to(kl.bfloat16)
     kl.static_assert(kl.maximum(b, b).dtype == kl.float32)  # bf16 operands are promoted to f32
     kl.store(o_ptr + offs, relu * h)  # f32 * f16 in f32: no f16 rounding of the product
@@ -265,7 +266,7 @@ def minmax_promotion_kernel(h_ptr, i_ptr, o_ptr, oi_ptr, N: kl.constexpr):
 
 
 def test_maximum_minimum_fma_turn_numbers_into_tensors(backend: str) -> None:
-    # Triton's maximum/minimum/fma call to_tensor on Python numbers (int -> int32, float ->
+    # Triton's maximum/minimum/clamp/fma call to_tensor on Python numbers (int -> int32, float ->
     # float32) before promoting, unlike the arithmetic operators' scalar rule; bf16 -> f32.
     h = np.array([0.1, -2.0, 3.3, 1000.1, -0.5, 7.7, 0.0, 65.3], np.float16)
     i8 = np.array([100, -128, 5, 127, 0, -1, 99, 101], np.int8)
