@@ -295,3 +295,22 @@ def test_sort_4096_float32_rows(backend: str, request: pytest.FixtureRequest) ->
     z = np.zeros_like(x)
     sort_rows_kernel[(1,)](x, z, 16, 256, True)
     assert np.array_equal(z, -np.sort(-x, axis=1))
+
+
+@kdsl.kernel
+def cumsum_f16_kernel(x_ptr, o_ptr, N: kl.constexpr):
+    offs = kl.arange(0, N)
+    h = kl.load(x_ptr + offs)
+    c = kl.cumsum(h, 0, reverse=True)
+    # Triton's cumsum upcasts integers narrower than 32 bits and bf16 only: f16 stays f16
+    kl.static_assert(c.dtype == kl.float16)
+    kl.static_assert(kl.cumsum(h.to(kl.bfloat16), 0).dtype == kl.float32)
+    kl.static_assert(kl.cumsum(h.to(kl.int8), 0).dtype == kl.int32)
+    kl.store(o_ptr + offs, c)
+
+
+def test_cumsum_of_float16_stays_float16(backend: str) -> None:
+    h = np.array([3, 1, -2, 0.5, 7, 2, -1, 4] * 2, np.float16)  # every partial sum is exact in f16
+    out = np.zeros(16, np.float16)
+    cumsum_f16_kernel[(1,)](h, out, N=16)
+    assert np.array_equal(out, np.cumsum(h[::-1].astype(np.float32))[::-1].astype(np.float16))
