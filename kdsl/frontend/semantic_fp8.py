@@ -64,6 +64,10 @@ class Fp8Semantic(ReduceSemantic):
             return super().cast(x, dst, bitcast)
         rtz = rounding == "rtz"
         if not (src.is_fp8() or dst.is_fp8() or rtz):
+            if dst == bf16 and src.is_integer:
+                # Triton's GPU lowering converts an integer to bf16 through f32 (two roundings;
+                # torch does too): built here so every backend does the same
+                x = super().cast(x, f32)
             return super().cast(x, dst)
         if src.is_fp8():
             x = self._decode(self._byte_bits(x), FLOAT_FORMATS[src.name])

@@ -9,7 +9,7 @@ from kdsl.frontend.semantic_arith import ArithSemantic
 from kdsl.frontend.semantic_base import unwrap
 from kdsl.ir.dialects import arith
 from kdsl.ir.dialects import math as m
-from kdsl.ir.types import ScalarType, f32, i1
+from kdsl.ir.types import ScalarType, bf16, f32, i1
 from kdsl.language.core import PropagateNan, tensor
 
 UNARY_MATH: dict[str, type] = {
@@ -62,7 +62,9 @@ class MathSemantic(ArithSemantic):
         return self.emit1(m.AbsOp, [t.handle], t.type)
 
     def fma(self, a: Any, b: Any, c: Any) -> tensor:
-        """``a * b + c`` with one rounding, after promoting all three operands."""
+        """``a * b + c`` with one rounding, after promoting all three operands. As in Triton,
+        Python numbers become tensors first (``fma(f16, 2.0, 1.0)`` computes in f32)."""
+        a, b, c = self.to_tensor(a), self.to_tensor(b), self.to_tensor(c)
         x, y = self.check_operands(a, b, "mul")
         x, z = self.check_operands(x, c, "add")
         x, y = self.check_operands(x, y, "mul")
@@ -101,8 +103,13 @@ class MathSemantic(ArithSemantic):
         return self.emit1(op, [x.handle, y.handle], x.type)
 
     def minmax(self, kind: str, a: Any, b: Any, propagate_nan: Any = PropagateNan.NONE) -> tensor:
-        """``kl.minimum``/``kl.maximum``; floats honour ``propagate_nan``."""
-        x, y = self.check_operands(a, b, kind)
+        """``kl.minimum``/``kl.maximum``; floats honour ``propagate_nan``.
+
+        As Triton's ``maximum``/``minimum``: Python numbers become tensors first (so
+        ``maximum(f16, 0.0)`` is f32 and ``maximum(i8, 5)`` i32), and bf16 operands are
+        promoted to f32."""
+        x, y = (self._bf16_to_f32(self.to_tensor(v)) for v in (a, b))
+        x, y = self.check_operands(x, y, kind)
         cls = arith.MaxOp if kind == "max" else arith.MinOp
         dt = x.dtype
         if not isinstance(dt, ScalarType):
@@ -114,8 +121,13 @@ class MathSemantic(ArithSemantic):
             return self.emit1(cls, [x.handle, y.handle], x.type, propagate_nan=pn is PropagateNan.ALL)
         return self.emit1(cls, [x.handle, y.handle], x.type)
 
+    def _bf16_to_f32(self, t: tensor) -> tensor:
+        return self.cast(t, f32) if t.dtype == bf16 else t
+
     def clamp(self, x: Any, lo: Any, hi: Any, propagate_nan: Any = PropagateNan.NONE) -> tensor:
-        """``min(max(x, lo), hi)`` on floats (Triton supports float clamp only)."""
+        """``min(max(x, lo), hi)`` on floats (Triton supports float clamp only). As Triton's:
+        Python numbers become tensors first and bf16 operands are promoted to f32."""
+        x, lo, hi = (self._bf16_to_f32(self.to_tensor(v)) for v in (x, lo, hi))
         lo_t, hi_t = self.check_operands(lo, hi, "clamp")
         xt, lo_t = self.check_operands(x, lo_t, "clamp")
         xt, hi_t = self.check_operands(xt, hi_t, "clamp")

@@ -221,7 +221,9 @@ class ReduceSemantic(MemorySemantic):
         if t.dtype == bf16:
             t = self.cast(t, f32)
         if kind == "sum":
-            out = _sum_dtype(_scalar(t), None if unwrap(dtype) is None else self.const_dtype(dtype))
+            # Triton's cumsum: "small integer types (< 32 bits) are upcasted", bf16 goes to f32
+            # (above); f16 stays f16 (unlike kl.sum, documented to upcast floats to f32)
+            out = _sum_dtype(_scalar(t), None if unwrap(dtype) is None else self.const_dtype(dtype), floats=False)
             if out is not None:
                 t = self.cast(t, out)
             body: Combiner = lambda a: [self.add(a[0], a[1])]  # noqa: E731
@@ -293,11 +295,11 @@ def _scalar(t: tensor) -> ScalarType:
     return e
 
 
-def _sum_dtype(e: ScalarType, requested: Any) -> Any:
+def _sum_dtype(e: ScalarType, requested: Any, floats: bool = True) -> Any:
     if requested is not None:
         return requested
     if e.is_integer and e.bitwidth < 32:
         return u32 if e.is_unsigned else i32
-    if e.is_float and e.bitwidth < 32:  # documented: "float dtypes are upcasted to at least float32"
+    if floats and e.is_float and e.bitwidth < 32:  # documented: "float dtypes are upcasted to at least float32"
         return f32
     return None

@@ -155,13 +155,15 @@ class ShapeSemantic(CastSemantic):
                           order=order)
 
     def trans(self, value: Any, dims: Any = ()) -> tensor:
-        """``kl.trans(x)`` swaps the two dims of a 2-D tile; with dims, permutes."""
+        """``kl.trans(x)`` swaps the last two dims (a batched 2-D transpose, as Triton's);
+        with dims, permutes."""
         x = self.to_tensor(value)
         dims = tuple(unwrap(dims))
         if not dims:
-            if len(x.shape) != 2:
-                raise self.error(f"trans without dims needs a 2-D tensor, got shape {x.shape}")
-            dims = (1, 0)
+            rank = len(x.shape)
+            if rank < 2:
+                raise self.error(f"trans without dims needs a tensor of rank 2 or more, got shape {x.shape}")
+            dims = (*range(rank - 2), rank - 1, rank - 2)
         return self.permute(x, dims)
 
     def join(self, a: Any, b: Any) -> tensor:
@@ -193,7 +195,10 @@ class ShapeSemantic(CastSemantic):
 
     # --- subscripts -------------------------------------------------------------
     def getitem(self, x: tensor, index: Any) -> tensor:
-        """``x[None, :]`` etc.: only ``None`` (new axis) and full slices ``:``."""
+        """``x[None, :]`` etc.: only ``None`` (new axis at that position) and full slices ``:``.
+
+        As in Triton, a full slice keeps the tensor as it is, also past its last dimension
+        (Triton's own tests index a scalar pointer as ``Z[None, None, :]`` to get shape (1, 1))."""
         index = unwrap(index)
         items = list(index) if isinstance(index, tuple) else [index]
         out = x
@@ -202,8 +207,7 @@ class ShapeSemantic(CastSemantic):
             if item is None:
                 out = self.expand_dims(out, dim)
             elif isinstance(item, slice) and all(unwrap(p) is None for p in (item.start, item.stop, item.step)):
-                if dim >= len(x.shape) + sum(1 for i in items[:dim] if unwrap(i) is None):
-                    raise self.error(f"too many indices for a tensor of shape {x.shape}")
+                pass
             else:
                 raise self.error(
                     f"unsupported tensor index {item!r}: only None (new axis) and full slices ':' are allowed")

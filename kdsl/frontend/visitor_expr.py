@@ -41,6 +41,13 @@ COMPARE: dict[type[ast.cmpop], tuple[str, Callable[[Any, Any], Any]]] = {
     ast.GtE: ("ge", operator.ge),
 }
 
+def _as_items(v: Any) -> Any:
+    """A plain list or tuple as a tuple of its (unwrapped) items, for equality; other values as they are."""
+    if type(v) in (list, tuple):
+        return tuple(_as_items(unwrap(x)) for x in v)
+    return v
+
+
 UNARY: dict[type[ast.unaryop], tuple[str, Callable[[Any], Any]]] = {
     ast.USub: ("neg", operator.neg),
     ast.UAdd: ("pos", operator.pos),
@@ -123,6 +130,10 @@ class ExprMixin(GeneratorBase):
                 raise self.error("'in' needs compile-time operands", node)
             inside = unwrap(lhs) in unwrap(rhs)
             return wrap_static(inside if isinstance(op, ast.In) else not inside)
+        if isinstance(op, (ast.Eq, ast.NotEq)) and is_static(lhs) and is_static(rhs):
+            # Triton compares tuples and lists by their items (``x.shape == [BLOCK]`` holds)
+            same = _as_items(unwrap(lhs)) == _as_items(unwrap(rhs))
+            return wrap_static(same if isinstance(op, ast.Eq) else not same)
         name, fn = COMPARE[type(op)]
         return self.binary(name, fn, lhs, rhs)
 

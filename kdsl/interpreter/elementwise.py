@@ -203,8 +203,8 @@ def _fma_scalar(a: float, b: float, c: float) -> float:
         return a * b + c if (a * b == 0) else 0.0
     try:
         return float(exact)
-    except OverflowError:
-        return math.copysign(math.inf, exact)
+    except OverflowError:  # rounds beyond the largest double (copysign would convert ``exact`` again)
+        return math.inf if exact > 0 else -math.inf
 
 
 def _fma_f64(a: Array, b: Array, c: Array) -> Array:

@@ -370,7 +370,7 @@ class tensor:
 
     @property
     def T(self) -> tensor:
-        """Transpose of a 2-D tile."""
+        """Transpose of the last two dims (``kl.trans`` without dims)."""
         return self._sem.trans(self, ())
 
     def permute(self, *dims: Any) -> tensor:

@@ -49,7 +49,7 @@ def ravel(x: Any, can_reorder: Any = False, _semantic: Semantic = NO_SEMANTIC) -
 
 @builtin
 def trans(input: Any, *dims: Any, _semantic: Semantic = NO_SEMANTIC) -> tensor:
-    """Transpose a 2-D tile, or permute by ``dims`` if given."""
+    """Swap the last two dims (a batched 2-D transpose), or permute by ``dims`` if given."""
     return _semantic.trans(input, _shape_args(dims))
 
 

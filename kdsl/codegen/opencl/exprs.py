@@ -141,6 +141,8 @@ def cast(r: Renderer, op: Operation, a: str) -> str:
         if s.name == "f64" and d.name == "f16":
             r.need("kd_half")
             return f"kd_rhd({a})"
+        if s.name == "f64" and d.name == "bf16":  # rounded once, as the interpreter
+            return narrow(r, d, f"{r.need('kd_d2f_odd')}({a})")
         if s.is_integer and s.bitwidth == 64 and d.name in ("f16", "bf16"):
             return narrow(r, d, f"((float)(double)({a}))")  # exact enough: |x| > 2^24 overflows f16 anyway
         return narrow(r, d, f"(({ct.reg(d)})({a}))")

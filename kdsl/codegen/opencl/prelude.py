@@ -50,6 +50,17 @@ inline float kd_rbf(float x) {
 inline ushort kd_bfbits(float x) { return (ushort)(as_uint(x) >> 16); }
 inline float kd_bffrom(ushort h) { return as_float(((uint)h) << 16); }
 """,
+    "kd_d2f_odd": """\
+/* double -> float rounded to odd (an inexact result gets an odd last bit): rounding that once
+   more to bf16 equals one correct rounding of the double */
+inline float kd_d2f_odd(double x) {
+  float y = (float)x;
+  if (isnan(x) || isinf(y) || (double)y == x) return y;
+  uint u = as_uint(y);
+  if ((u & 1u) == 0u) u += ((x > (double)y) == ((u >> 31) == 0u)) ? 1u : 0xffffffffu;
+  return as_float(u);
+}
+""",
 }
 
 

@@ -92,6 +92,8 @@ class Renderer:
     def render(self) -> Rendered:
         f = self.func
         kname = str(f.attributes["sym_name"])
+        if not _ok_kernel_name(kname):  # e.g. Triton's usual ``def kernel(...)``: a keyword in OpenCL C
+            kname = "kd_k_" + _IDENT.sub("_", kname)
         written = _written_args(f)
         params = []
         for i, (arg, pname) in enumerate(zip(f.body.args, f.attributes["arg_names"])):
@@ -404,8 +406,13 @@ class Renderer:
 
 
 def _ok_ident(name: str) -> bool:
-    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)) and not name.startswith(("v", "t", "kd_", "get_")) \
-        and name not in _C_WORDS
+    return _ok_kernel_name(name) and not name.startswith(("v", "t"))
+
+
+def _ok_kernel_name(name: str) -> bool:
+    """Usable as is in the OpenCL C source: not a keyword, nor a builtin or helper it calls."""
+    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name)) and name not in _C_WORDS \
+        and not name.startswith(("kd_", "get_", "as_", "convert_", "atom", "vload", "vstore", "__"))
 
 
 _C_WORDS = {
@@ -415,6 +422,9 @@ _C_WORDS = {
     "signed", "unsigned", "void", "sizeof", "static", "inline", "goto", "typedef", "enum", "extern",
     "register", "auto", "read_only", "write_only", "image2d_t", "sampler_t", "size_t", "max", "min",
     "exp", "log", "sqrt", "abs", "fabs", "fmax", "fmin", "pow", "printf", "barrier",
+    "any", "all", "select", "fma", "fmod", "isinf", "isnan", "mul_hi", "sin", "cos", "tan", "exp2", "log2",
+    "rsqrt", "floor", "ceil", "erf", "tanh", "trunc", "round", "rint", "clamp", "mix", "dot", "sign", "mad",
+    "copysign", "ldexp", "hypot", "atan2", "main",
 }
 
 

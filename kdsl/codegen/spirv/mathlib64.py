@@ -302,6 +302,34 @@ def erf_f64(e: Emitter, x: int) -> int:
     return f.select(d, f.isnan(x), x, out)
 
 
+def fma_f64(e: Emitter, a: int, b: int, c: int) -> int:
+    """Correctly rounded f64 ``a*b+c`` without a fused instruction (lavapipe's GLSL ``Fma`` rounds
+    the product first). Boldo & Melquiond's emulation through rounding to odd: Dekker's exact
+    product ``ph + pl``, ``c + ph = sh + sl`` exactly (TwoSum), ``v = RO(sl + pl)`` (the rounded
+    sum moved one ulp towards its error when inexact with an even last bit), then ``sh + v``
+    rounds once. It needs the Veltkamp split not to overflow (``|a|, |b| < 2**995``), the
+    product's error term above the subnormal range (``|a*b| >= 2**-968``) and a finite ``sh``;
+    elsewhere (zeros, infinities, NaN, extreme ranges) ``a*b + c`` is used, which is exact for
+    the special values and at worst doubly rounded in the extreme ranges."""
+    h, f = F64Ops(e), e.f
+    d, u = h.d, h.u
+    ph, pl = h.two_prod(a, b)
+    sh, sl = h.two_sum(c, ph)
+    v, err = h.two_sum(sl, pl)
+    zero = h.c(0.0)
+    inexact = f.lor(f.cmp("lt", d, err, zero), f.cmp("gt", d, err, zero))
+    bits = f.bitcast(u, v)
+    even = f.cmp("eq", u, h.uop("and", bits, h.cu(1)), h.cu(0))
+    away = f.op("OpLogicalEqual", e.t.bool, f.cmp("lt", d, err, zero), f.cmp("lt", d, v, zero))
+    step = f.select(u, away, h.cu(1), h.cu((1 << 64) - 1))
+    v = f.select(d, f.land(inexact, even), f.bitcast(d, h.uop("add", bits, step)), v)
+    exact = h.add(sh, v)
+    aa, ab, aph, ash = (f.ext(d, "FAbs", x) for x in (a, b, ph, sh))
+    ok = f.land(f.cmp("lt", d, aa, h.c(2.0**995)), f.cmp("lt", d, ab, h.c(2.0**995)))
+    ok = f.land(ok, f.land(f.cmp("ge", d, aph, h.c(2.0**-968)), f.cmp("lt", d, ash, h.c(math.inf))))
+    return f.select(d, ok, exact, h.add(ph, c))
+
+
 F64: dict[str, Callable[[Emitter, int], int]] = {
     "math.exp": exp_f64,
     "math.exp2": exp2_f64,

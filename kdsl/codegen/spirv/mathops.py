@@ -92,7 +92,10 @@ def _div_rn(e: Emitter, op: Operation) -> None:
 @handles("math.fma")
 def _fma(e: Emitter, op: Operation) -> None:
     t = scalar_type(op.result.type)
-    if t.name != "f64" and e.target.shader_float64:
+    if t.name == "f64":
+        e.bind(op.result, mathlib64.fma_f64(e, *[e.v(x) for x in op.operands]))
+        return
+    if e.target.shader_float64:
         _compute(e, op, lambda rt, a, b, c: mathlib.fma_f32_exact(e, a, b, c))
         return
     _compute(e, op, lambda rt, a, b, c: e.f.ext(rt, "Fma", a, b, c))  # not guaranteed fused: docs/VULKAN.md

@@ -234,12 +234,31 @@ def convert_value(e: Emitter, a: int, s: ScalarType, d: ScalarType) -> int:
         return f.select(dt, a, f.const(dt, 1), f.const(dt, 0))
     if d.is_float:
         if d.name == "bf16":
-            x = f.convert(e.t.f32, st, a) if st != e.t.f32 else a
-            return round_bf16(e, x)
+            x = a if st == e.t.f32 else _f64_to_f32_odd(e, a) if s.name == "f64" else f.convert(e.t.f32, st, a)
+            return round_bf16(e, x)  # f64: rounded once (to odd first), as the interpreter
+        if s.name == "f64" and d.name == "f16":  # OpFConvert rounds twice (through f32) on lavapipe
+            return f.convert(dt, e.t.f32, _f64_to_f32_odd(e, a))
         return f.convert(dt, st, a)
     if s.is_float:
         return _float_to_int(e, a, s, d)
     return f.convert(dt, st, a)
+
+
+def _f64_to_f32_odd(e: Emitter, a: int) -> int:
+    """``a`` rounded to f32 *to odd* (an inexact result gets an odd last bit), so that rounding
+    it once more to a format of at most 22 significant bits equals one correct rounding of ``a``."""
+    f, f32, u32 = e.f, e.t.f32, e.t.u32
+    d = e.t.float_t(64)
+    y = f.convert(f32, d, a)
+    back = f.convert(d, f32, y)
+    bits = f.bitcast(u32, y)
+    inexact = f.land(f.cmp("ne", d, back, a), f.lnot(f.op("OpIsInf", e.t.bool, y)))  # NaN: unordered, ne
+    even = f.cmp("eq", u32, f.binary("and", u32, bits, f.const(u32, 1)), f.const(u32, 0))
+    positive = f.cmp("lt", u32, bits, f.const(u32, 1 << 31))
+    away = f.op("OpLogicalEqual", e.t.bool, f.cmp("gt", d, a, back), positive)
+    step = f.select(u32, away, f.const(u32, 1), f.const(u32, (1 << 32) - 1))
+    odd = f.bitcast(f32, f.binary("add", u32, bits, step))
+    return f.select(f32, f.land(f.land(inexact, even), f.lnot(f.isnan(a))), odd, y)
 
 
 def _float_to_int(e: Emitter, a: int, s: ScalarType, d: ScalarType) -> int:

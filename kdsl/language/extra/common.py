@@ -73,6 +73,8 @@ class Ops:
         return self.s.math_unary(name, x)
 
     def fma(self, a: Any, b: Any, c: Any) -> Any:
+        # kl.fma turns a Python number into an f32 tensor (Triton's rule): give it o.dt instead
+        a, b, c = (v if isinstance(v, tensor) else self.const(v) for v in (a, b, c))
         return self.s.fma(a, b, c)
 
     def abs(self, x: Any) -> Any:
