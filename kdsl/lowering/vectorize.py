@@ -54,7 +54,7 @@ from typing import Any
 
 from kdsl.ir.core import AttrValue, Block, Builder, Operation, Pure, Region, Value
 from kdsl.ir.dialects import arith, scf, wi
-from kdsl.ir.dialects.wi_vector import BroadcastOp, GVLoadOp, GVStoreOp, VLoadOp, VReduceOp, VStoreOp
+from kdsl.ir.dialects.wi_vector import BroadcastOp, GVLoadOp, GVStoreOp, LaneIdsOp, VLoadOp, VReduceOp, VStoreOp
 from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
 from kdsl.lowering.fuse_loops import fuse_loops
 from kdsl.lowering.vector_unroll import cheap, unroll_reductions
@@ -155,6 +155,8 @@ class _Vectorizer:
     splats: dict[Value, Value] = field(default_factory=dict)
     consts: dict[tuple[Type, object], Value] = field(default_factory=dict)
     strides: dict[Value, int] = field(default_factory=dict)  # of the chunk-strided values
+    indices: dict[Value, Value] = field(default_factory=dict)  # affine indices as vectors (lanes_of)
+    lane_ids: Value | None = None  # ``wi.lane_ids``, made before the loop on first use
 
     def __post_init__(self) -> None:
         self.body = self.loop.regions[0].block
@@ -185,7 +187,7 @@ class _Vectorizer:
             for o in list(self.vblock.ops):
                 for inner in o.walk():
                     inner.drop_operands()
-            for s in self.splats.values():
+            for s in [*self.splats.values(), *([self.lane_ids] if self.lane_ids is not None else [])]:
                 if s.owner_op is not None and s.owner_op.parent is not None:
                     s.owner_op.erase()
             raise
@@ -237,13 +239,30 @@ class _Vectorizer:
             self.new[v] = new
 
     def vec(self, v: Value) -> Value:
-        """``v`` as a vector (uniform values are splat)."""
+        """``v`` as a vector: uniform values are splat, an index that counts up by one per lane
+        (affine, or chunk-affine within the chunk) is its lane-0 value splat plus ``0 .. N-1``
+        (a causal mask's ``col <= row``, an index converted to data)."""
         kind = self.k(v)
         if kind in (V, R):
             return self.new[v]
+        if kind in (A, CA):
+            return self.lanes_of(v)
         if kind not in (U, CU):
-            raise Reject  # affine indices / pointers / lane-true masks as data: left scalar
+            raise Reject  # pointers / strided indices / lane-true masks as data: left scalar
         return self.splat(v)
+
+    def lanes_of(self, v: Value) -> Value:
+        if v in self.indices:
+            return self.indices[v]
+        t = v.type
+        if t != ScalarType("i32"):
+            raise Reject
+        if self.lane_ids is None:
+            self.lane_ids = self.pre.create(LaneIdsOp, [], [VectorType(self.vw, t)]).result
+        base = self.b.create(BroadcastOp, [self.new[v]], [VectorType(self.vw, t)]).result
+        out = self.b.create(arith.AddOp, [base, self.lane_ids], [VectorType(self.vw, t)]).result
+        self.indices[v] = out
+        return out
 
     def splat(self, v: Value) -> Value:
         if v in self.splats:
@@ -364,26 +383,30 @@ class _Vectorizer:
         self.set(op.result, P, self.clone(op, [self.new[v] for v in op.operands], op.result.type))
 
     def cmp(self, op: Operation, kinds: list[str]) -> None:
-        pred = op.attributes["predicate"]
-        ka, kb = kinds
-        if A in (ka, kb):
-            flip = {"gt": "lt", "ge": "le"}
-            if ka == A and kb == U and pred in ("lt", "le"):
-                a, bound = op.operands
-            elif kb == A and ka == U and pred in flip:
-                bound, a = op.operands
-                pred = flip[pred]
-            else:
-                raise Reject
-            if bound not in self.hoistable or op.lhs.type != self.iv.type:
-                raise Reject
-            self.bounds.append((a, bound, 1 if pred == "le" else 0))
-            self.set(op.result, M, None)
+        if A in kinds and self._bound(op, kinds):
             return
-        if not _vectorisable(op.lhs.type) or not {ka, kb} <= {U, V}:
+        if not _vectorisable(op.lhs.type) or not set(kinds) <= {U, V, CU, A, CA}:
             raise Reject
         res = self.clone(op, [self.vec(v) for v in op.operands], VectorType(self.vw, ScalarType("i1")))
         self.set(op.result, V, res)
+
+    def _bound(self, op: Operation, kinds: list[str]) -> bool:
+        """``affine < u`` and its mirror images with a hoistable ``u``: a lane-true mask (the trip
+        count is cut for it). False for any other compare of an affine index (a lane mask)."""
+        pred = op.attributes["predicate"]
+        flip = {"gt": "lt", "ge": "le"}
+        if kinds == [A, U] and pred in ("lt", "le"):
+            a, bound = op.operands
+        elif kinds == [U, A] and pred in flip:
+            bound, a = op.operands
+            pred = flip[pred]
+        else:
+            return False
+        if bound not in self.hoistable or op.lhs.type != self.iv.type:
+            return False
+        self.bounds.append((a, bound, 1 if pred == "le" else 0))
+        self.set(op.result, M, None)
+        return True
 
     def logic_and(self, op: Operation, kinds: list[str]) -> None:
         if M not in kinds:
@@ -412,9 +435,9 @@ class _Vectorizer:
         self.set(op.result, V, self.clone(op, vals, VectorType(self.vw, _scalar(op.result.type))))
 
     def cast(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[0] != V or not _vectorisable(op.operand.type) or not _vectorisable(op.result.type):
+        if kinds[0] not in (V, A, CA) or not _vectorisable(op.operand.type) or not _vectorisable(op.result.type):
             raise Reject
-        self.set(op.result, V, self.clone(op, [self.new[op.operand]], VectorType(self.vw, _scalar(op.result.type))))
+        self.set(op.result, V, self.clone(op, [self.vec(op.operand)], VectorType(self.vw, _scalar(op.result.type))))
 
     def gload(self, op: Operation, kinds: list[str]) -> None:
         if kinds[0] != P or not _vectorisable(_pointee(op.ptr.type)):

@@ -204,6 +204,31 @@ COLUMNS = (
     + TAIL
 )
 
+# a causal mask over a flat 2-D loop: col <= row compares two indices as data (lane ids), and the
+# column index itself becomes a float
+CAUSAL = (
+    HEAD
+    + """\
+    %c0 = arith.constant {value = 0} : i32
+    %c1 = arith.constant {value = 1} : i32
+    %c64 = arith.constant {value = 64} : i32
+    %c4096 = arith.constant {value = 4096} : i32
+    %ninf = arith.constant {value = -inf} : f32
+    scf.for %c0, %c4096, %c1 : i32, i32, i32 {
+    ^bb0(%s: i32):
+      %col = arith.rem %s, %c64 : i32
+      %row = arith.div %s, %c64 : i32
+      %m = arith.cmp %col, %row {predicate = "le"} : (i32, i32) -> i1
+      %fc = arith.cast %col : (i32) -> f32
+      %v = arith.select %m, %fc, %ninf : (i1, f32, f32) -> f32
+      %q = wi.addptr %y, %s : (ptr<f32>, i32) -> ptr<f32>
+      wi.gstore %q, %v : ptr<f32>, f32
+      scf.yield
+    }
+"""
+    + TAIL
+)
+
 # must stay scalar: a column mask (col < n holds for some lanes of a chunk only), a divisor the
 # width does not divide (48 % 32), a loop starting off a chunk boundary
 BROADCAST_SCALAR = (
@@ -260,7 +285,7 @@ def _vectorized(text: str, width: int = 16) -> tuple[str, int]:
 @pytest.mark.parametrize(
     ("name", "text", "loops"),
     [("masked", MASKED, 1), ("reduce", REDUCE, 3), ("broadcast", BROADCAST, 1), ("guarded", GUARDED, 1),
-     ("columns", COLUMNS, 1)],
+     ("columns", COLUMNS, 1), ("causal", CAUSAL, 1)],
 )
 def test_vectorize_golden(name: str, text: str, loops: int) -> None:
     out, n = _vectorized(text)
@@ -521,6 +546,29 @@ def test_vector_exp2_accuracy(vbackend: str) -> None:
     norm = ~special & ~sub
     ulps = np.abs(y[norm].astype(np.float64) - want64[norm]) / np.spacing(want[norm]).astype(np.float64)
     assert ulps.max() <= 1.0, (float(ulps.max()), x[norm][np.argmax(ulps)])
+
+
+@kdsl.kernel
+def causal_kernel(x_ptr, y_ptr, start, BM: kl.constexpr, BN: kl.constexpr):  # type: ignore[no-untyped-def]
+    rows = start + kl.arange(0, BM)
+    cols = kl.arange(0, BN)
+    x = kl.load(x_ptr + rows[:, None] * BN + cols[None, :])
+    y = kl.where(cols[None, :] <= rows[:, None], x + cols[None, :].to(kl.float32), -float("inf"))
+    kl.store(y_ptr + rows[:, None] * BN + cols[None, :], y - (rows[:, None] * 3 == cols[None, :]).to(kl.float32))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(bm=st.sampled_from([1, 4, 16]), bn=st.sampled_from([16, 32, 64]), start=st.integers(0, 40),
+       seed=st.integers(0, 100))  # fmt: skip
+def test_index_compares_as_data(vbackend: str, bm: int, bn: int, start: int, seed: int) -> None:
+    """Compares of row/column indices and indices as floats (vector lane ids) against numpy."""
+    x = _rng(seed).standard_normal((start + bm, bn)).astype(np.float32)
+    y = np.zeros_like(x)
+    causal_kernel[(1,)](x, y, start, BM=bm, BN=bn)
+    r = np.arange(start, start + bm)[:, None]
+    c = np.arange(bn)[None, :]
+    want = np.where(c <= r, x[start:] + c.astype(np.float32), -np.inf) - (r * 3 == c).astype(np.float32)
+    np.testing.assert_array_equal(y[start:], want.astype(np.float32))
 
 
 def test_vector_width_one_is_scalar(vbackend: str) -> None:

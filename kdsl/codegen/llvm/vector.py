@@ -26,7 +26,8 @@ from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
 if TYPE_CHECKING:
     from kdsl.codegen.llvm.render import FuncRenderer
 
-_WI_VECTOR = frozenset({"wi.vload", "wi.vstore", "wi.gvload", "wi.gvstore", "wi.broadcast", "wi.vreduce"})
+_WI_VECTOR = frozenset({"wi.vload", "wi.vstore", "wi.gvload", "wi.gvstore", "wi.broadcast", "wi.vreduce",
+                        "wi.lane_ids"})  # fmt: skip
 _KIND_OP = {"add": "arith.add", "mul": "arith.mul", "max": "arith.max", "min": "arith.min", "and": "arith.and",
             "or": "arith.or", "xor": "arith.xor"}  # fmt: skip
 _FBIN = {"arith.add": "fadd", "arith.sub": "fsub", "arith.mul": "fmul", "arith.div": "fdiv", "math.div_rn": "fdiv",
@@ -96,6 +97,10 @@ def emit(fr: FuncRenderer, op: Operation) -> None:
         return
     if n == "wi.broadcast":
         fr.set(op.result, splat(b, fr.v(op.operand), _vt(op.result.type).lanes))
+        return
+    if n == "wi.lane_ids":
+        lanes = _vt(op.result.type).lanes
+        fr.set(op.result, ir.Constant(ir.VectorType(I32, lanes), list(range(lanes))))
         return
     if n == "wi.vreduce":
         fr.set(op.result, _vreduce(fr, op))

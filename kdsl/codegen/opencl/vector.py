@@ -25,7 +25,8 @@ from kdsl.ir.types import MemRefType, ScalarType, Type, VectorType
 if TYPE_CHECKING:
     from kdsl.codegen.opencl.render import Renderer
 
-_WI_VECTOR = frozenset({"wi.vload", "wi.vstore", "wi.gvload", "wi.gvstore", "wi.broadcast", "wi.vreduce"})
+_WI_VECTOR = frozenset({"wi.vload", "wi.vstore", "wi.gvload", "wi.gvstore", "wi.broadcast", "wi.vreduce",
+                        "wi.lane_ids"})  # fmt: skip
 _SYM = {"arith.add": "+", "arith.sub": "-", "arith.mul": "*", "arith.div": "/", "math.div_rn": "/",
         "arith.and": "&", "arith.or": "|", "arith.xor": "^"}  # fmt: skip
 _CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
@@ -95,6 +96,8 @@ def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
             lanes = ", ".join(f"{a[0]}[{a[1]} + {i * k}]" for i in range(_lanes(t)))
             return f"(({ct.reg(t)})({lanes}))"
         return vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), _space(op.mem.type), f"{a[0]} + {a[1]}")
+    if n == "wi.lane_ids":
+        return f"(({ct.reg(t)})({', '.join(str(i) for i in range(_lanes(t)))}))"
     if n == "wi.broadcast":
         if _elem(t).name == "i1":
             return f"(({ct.reg(t)})(-(int)({a[0]})))"

@@ -121,6 +121,17 @@ class BroadcastOp(Operation):
         _vector(self, self.result.type, self.operand.type)
 
 
+class LaneIdsOp(Operation):
+    """``wi.lane_ids : vector<Nxi32>``: lane ``i`` holds ``i``. An index that counts up by one per
+    lane becomes data as ``broadcast(lane 0) + lane_ids`` (a causal mask compares such indices)."""
+
+    NAME = "wi.lane_ids"
+    TRAITS = (Pure,)
+
+    def verify_(self) -> None:
+        _vector(self, self.result.type, ScalarType("i32"))
+
+
 class VReduceOp(Operation):
     """``wi.vreduce {kind} %v : T``: combine the lanes of ``v`` into one scalar.
 
@@ -150,4 +161,4 @@ class VReduceOp(Operation):
             raise self.error(f"'{kind}' needs an integer type, got {e}")
 
 
-VECTOR_OPS: tuple[type[Operation], ...] = (VLoadOp, VStoreOp, GVLoadOp, GVStoreOp, BroadcastOp, VReduceOp)
+VECTOR_OPS: tuple[type[Operation], ...] = (VLoadOp, VStoreOp, GVLoadOp, GVStoreOp, BroadcastOp, LaneIdsOp, VReduceOp)
