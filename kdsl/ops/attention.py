@@ -13,10 +13,10 @@ where both dots are register-blocked micro-kernels and any elementwise op on a
   nothing afterwards);
 - the score dot's accumulator starts at ``-r`` (a tile kept per program), so
   ``p = exp2(s)`` reads a plain tile, no per-row subtraction;
-- lazy rescaling (FlashAttention-4): ``r`` is raised -- and ``l`` and the
-  accumulator rescaled -- only at the first block or when a row's sum of
-  probabilities in a block exceeds :data:`RESCALE_LIMIT`; the block is then
-  redone. Otherwise probabilities up to ``2**8`` are kept (fp32 has the range),
+- lazy rescaling (FlashAttention-4): ``r`` is set to the row max by the first
+  block (peeled off the loop), then raised -- and ``l`` and the accumulator
+  rescaled -- only when a row's sum of probabilities in a block exceeds
+  :data:`RESCALE_LIMIT`; the block is then redone. Otherwise probabilities up to ``2**8`` are kept (fp32 has the range),
   and the result is exact because ``l`` and the accumulator share the reference;
 - key blocks left of the diagonal (causal) and before the ragged tail run
   without masks; only the last loop masks ``key > query`` / ``key >= SEQ_K``.
@@ -53,6 +53,7 @@ LOG2E = 1.4426950408889634  # exp(x) = exp2(x * log2(e))
 def _attn_block(  # type: ignore[no-untyped-def]
     q, acc, l_i, negr, KT, V, start_n, offs_m, SEQ_K, HEAD_DIM, stride_td, stride_vs,
     BLOCK_N: kl.constexpr, BLOCK_D: kl.constexpr, MASKED: kl.constexpr, CAUSAL: kl.constexpr,
+    FIRST: kl.constexpr,
 ):  # fmt: skip
     offs_n = kl.arange(0, BLOCK_N)
     offs_d = kl.arange(0, BLOCK_D)
@@ -71,20 +72,28 @@ def _attn_block(  # type: ignore[no-untyped-def]
         s = kl.dot(q, kt, negr + kl.where(valid, 0.0, -float("inf")))
     else:
         s = kl.dot(q, kt, negr)
-    p = kl.exp2(s)
-    row_sum = kl.sum(p, axis=1)
-    if (start_n == 0) | (kl.max(row_sum, axis=0) > RESCALE_LIMIT):
-        # First block, or some row grew past the limit (inf included): raise the reference of
-        # every row to its max (never lower it) and redo the block. Rare after the first block.
+    if FIRST:
+        # The first block sets every row's reference to its max (acc and l are still zero): one
+        # exp2 pass, where the lazy rule below would compute p, find it too large and redo it.
         mb = kl.max(s, axis=1)
-        d = kl.where(start_n == 0, mb, kl.maximum(mb, 0.0))
-        d = kl.where(mb == -float("inf"), 0.0, d)  # a row with no valid key in this block
-        alpha = kl.exp2(-kl.maximum(d, 0.0))
+        d = kl.where(mb == -float("inf"), 0.0, mb)  # a row with no valid key in this block
         p = kl.exp2(s - d[:, None])
         row_sum = kl.sum(p, axis=1)
-        acc = acc * alpha[:, None]
-        l_i = l_i * alpha
         negr = negr - d[:, None]
+    else:
+        p = kl.exp2(s)
+        row_sum = kl.sum(p, axis=1)
+        if kl.max(row_sum, axis=0) > RESCALE_LIMIT:
+            # Some row grew past the limit (inf included): raise the reference of every row to
+            # its max (never lower it) and redo the block. Rare after the first block.
+            mb = kl.max(s, axis=1)
+            d = kl.where(mb == -float("inf"), 0.0, kl.maximum(mb, 0.0))
+            alpha = kl.exp2(-d)
+            p = kl.exp2(s - d[:, None])
+            row_sum = kl.sum(p, axis=1)
+            acc = acc * alpha[:, None]
+            l_i = l_i * alpha
+            negr = negr - d[:, None]
     l_i = l_i + row_sum
     v_mask = col_ok[:, None] & d_ok[None, :]
     v = kl.load(V + cols[:, None] * stride_vs + offs_d[None, :], mask=v_mask, other=0.0).to(kl.float32)
@@ -120,12 +129,16 @@ def attention_fwd_kernel(  # type: ignore[no-untyped-def]
         full = min(hi, (start_m * BLOCK_M // BLOCK_N) * BLOCK_N)  # blocks left of it need no mask
     else:
         full = (SEQ_K // BLOCK_N) * BLOCK_N
-    for start_n in range(0, full, BLOCK_N):
+    # The first key block (masked: it may be ragged or on the diagonal), then the blocks that need
+    # no mask, then the masked rest (the diagonal, the ragged tail).
+    acc, l_i, negr = _attn_block(q, acc, l_i, negr, kt_base, v_base, 0, offs_m,
+                                 SEQ_K, HEAD_DIM, stride_td, stride_vs, BLOCK_N, BLOCK_D, True, CAUSAL, True)  # fmt: skip
+    for start_n in range(BLOCK_N, full, BLOCK_N):
         acc, l_i, negr = _attn_block(q, acc, l_i, negr, kt_base, v_base, start_n, offs_m,
-                                     SEQ_K, HEAD_DIM, stride_td, stride_vs, BLOCK_N, BLOCK_D, False, False)  # fmt: skip
-    for start_n in range(full, hi, BLOCK_N):
+                                     SEQ_K, HEAD_DIM, stride_td, stride_vs, BLOCK_N, BLOCK_D, False, False, False)  # fmt: skip
+    for start_n in range(max(full, BLOCK_N), hi, BLOCK_N):
         acc, l_i, negr = _attn_block(q, acc, l_i, negr, kt_base, v_base, start_n, offs_m,
-                                     SEQ_K, HEAD_DIM, stride_td, stride_vs, BLOCK_N, BLOCK_D, True, CAUSAL)  # fmt: skip
+                                     SEQ_K, HEAD_DIM, stride_td, stride_vs, BLOCK_N, BLOCK_D, True, CAUSAL, False)  # fmt: skip
     out = acc / l_i[:, None]
     kl.store(Out + o_off + offs_m[:, None] * stride_os + offs_d[None, :], out.to(Out.dtype.element_ty), mask=q_mask)
 
