@@ -67,7 +67,7 @@ FLOAT_OPS = frozenset({
     "math.cos", "math.tanh", "math.erf", "math.floor", "math.ceil", "math.abs", "math.fma", "math.div_rn",
 })  # fmt: skip
 INT_OPS = frozenset({"arith.add", "arith.sub", "arith.mul", "arith.and", "arith.or", "arith.xor", "arith.max",
-                     "arith.min", "arith.neg", "math.abs"})  # fmt: skip
+                     "arith.min", "arith.neg", "math.abs", "math.umulhi"})  # fmt: skip
 BOOL_OPS = frozenset({"arith.and", "arith.or", "arith.xor"})
 REDUCE = {"arith.add": "add", "arith.mul": "mul", "arith.max": "max", "arith.min": "min", "arith.and": "and",
           "arith.or": "or", "arith.xor": "xor"}  # fmt: skip
@@ -439,6 +439,25 @@ class _Vectorizer:
             raise Reject
         self.set(op.result, V, self.clone(op, [self.vec(op.operand)], VectorType(self.vw, _scalar(op.result.type))))
 
+    def shift(self, op: Operation, kinds: list[str]) -> None:
+        """Shifts by a constant amount below the bit width: plain lane shifts (other amounts have
+        kdsl's saturating semantics, which the scalar renderers spell out; the loop stays scalar)."""
+        e, c = op.result.type, _const(op.operands[1])
+        if not isinstance(e, ScalarType) or not _vectorisable(e) or not e.is_integer:
+            raise Reject
+        if kinds[0] not in (V, U, CU, A, CA) or not (isinstance(c, int) and 0 <= c < e.bitwidth):
+            raise Reject
+        vt = VectorType(self.vw, e)
+        self.set(op.result, V, self.clone(op, [self.vec(op.operands[0]), self.splat(op.operands[1])], vt))
+
+    def bitcast(self, op: Operation, kinds: list[str]) -> None:
+        """Same-width reinterpretation (``f32 <-> i32/u32``, ``f64 <-> i64/u64``: the RNG's bits
+        to floats): the same lanes under another element type."""
+        src, dst = op.operand.type, op.result.type
+        if not (_vectorisable(src) and _vectorisable(dst)) or _scalar(src).bitwidth != _scalar(dst).bitwidth:
+            raise Reject
+        self.set(op.result, V, self.clone(op, [self.vec(op.operand)], VectorType(self.vw, _scalar(dst))))
+
     def gload(self, op: Operation, kinds: list[str]) -> None:
         if kinds[0] != P or not _vectorisable(_pointee(op.ptr.type)):
             raise Reject
@@ -606,6 +625,9 @@ _HANDLERS: dict[str, Callable[[_Vectorizer, Operation, list[str]], None]] = {
     "arith.cmp": _Vectorizer.cmp,
     "arith.select": _Vectorizer.select,
     "arith.cast": _Vectorizer.cast,
+    "arith.bitcast": _Vectorizer.bitcast,
+    "arith.shl": _Vectorizer.shift,
+    "arith.shr": _Vectorizer.shift,
     "wi.addptr": _Vectorizer.addptr,
     "wi.gload": _Vectorizer.gload,
     "wi.gstore": _Vectorizer.gstore,

@@ -571,6 +571,31 @@ def test_index_compares_as_data(vbackend: str, bm: int, bn: int, start: int, see
     np.testing.assert_array_equal(y[start:], want.astype(np.float32))
 
 
+@kdsl.kernel
+def mulhi_bits_kernel(a_ptr, b_ptr, h_ptr, f_ptr, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    a = kl.load(a_ptr + offs)
+    b = kl.load(b_ptr + offs)
+    kl.store(h_ptr + offs, kl.umulhi(a, b) ^ (a * b))
+    kl.store(f_ptr + offs, ((a >> 9) | 0x3F800000).to(kl.float32, bitcast=True) - 1.0)
+    s = a.to(kl.int32, bitcast=True)
+    kl.store(h_ptr + 4096 + offs, ((s >> 3) ^ (s << 5)).to(kl.uint32, bitcast=True))
+
+
+def test_umulhi_and_bitcast_lanes(vbackend: str) -> None:
+    """The RNG's ops in vector loops (``math.umulhi``, ``arith.bitcast``, constant shifts, signed
+    and unsigned) against numpy."""
+    rng = _rng(5)
+    a, b = (rng.integers(0, 2**32, 4096, dtype=np.uint64).astype(np.uint32) for _ in range(2))
+    h, f = np.zeros(8192, np.uint32), np.zeros(4096, np.float32)
+    mulhi_bits_kernel[(4,)](a, b, h, f, BLOCK=1024)
+    prod = a.astype(np.uint64) * b.astype(np.uint64)
+    np.testing.assert_array_equal(h[:4096], (prod >> np.uint64(32)).astype(np.uint32) ^ (a * b))
+    si = a.view(np.int32)
+    np.testing.assert_array_equal(h[4096:], ((si >> 3) ^ (si << 5)).view(np.uint32))
+    np.testing.assert_array_equal(f, ((a >> 9) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1.0))
+
+
 def test_vector_width_one_is_scalar(vbackend: str) -> None:
     x = _rng(9).standard_normal(100).astype(np.float32)
     out = np.zeros(256, np.float32)

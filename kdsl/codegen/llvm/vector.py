@@ -186,6 +186,18 @@ def _elementwise(fr: FuncRenderer, op: Operation, a: list[ir.Value]) -> ir.Value
         return b.select(a[0], a[1], a[2])
     if n == "arith.cast":
         return _cast(fr, op, a[0])
+    if n == "arith.bitcast":  # same-width 32/64-bit lanes (the vectoriser's element types)
+        return b.bitcast(a[0], ir.VectorType(storage(e), _vt(rt).lanes))
+    if n in ("arith.shl", "arith.shr"):  # the vectoriser only lets constant in-range amounts through
+        if n == "arith.shl":
+            return b.shl(a[0], a[1])
+        return b.ashr(a[0], a[1]) if e.is_signed else b.lshr(a[0], a[1])
+    if n == "math.umulhi":  # the high half of the double-width product, lane by lane
+        lanes = _vt(rt).lanes
+        wide = ir.VectorType(ir.IntType(2 * e.bitwidth), lanes)
+        ext = b.sext if e.is_signed else b.zext
+        prod = b.mul(ext(a[0], wide), ext(a[1], wide))
+        return b.trunc(b.lshr(prod, ir.Constant(wide, e.bitwidth)), a[0].type)
     if n == "math.fma":
         t = a[0].type
         return b.call(intrinsic(fr.module, "llvm.fma", t, [t, t, t], [t]), a)

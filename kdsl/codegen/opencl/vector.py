@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 _WI_VECTOR = frozenset({"wi.vload", "wi.vstore", "wi.gvload", "wi.gvstore", "wi.broadcast", "wi.vreduce",
                         "wi.lane_ids"})  # fmt: skip
 _SYM = {"arith.add": "+", "arith.sub": "-", "arith.mul": "*", "arith.div": "/", "math.div_rn": "/",
-        "arith.and": "&", "arith.or": "|", "arith.xor": "^"}  # fmt: skip
+        "arith.and": "&", "arith.or": "|", "arith.xor": "^",
+        "arith.shl": "<<", "arith.shr": ">>"}  # fmt: skip -- shifts: constant, in-range amounts only
 _CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _KIND_OP = {"add": "arith.add", "mul": "arith.mul", "max": "arith.max", "min": "arith.min", "and": "arith.and",
             "or": "arith.or", "xor": "arith.xor"}  # fmt: skip
@@ -65,6 +66,21 @@ def render(r: Renderer, op: Operation, depth: int) -> None:
     r.emit(depth, f"const {ct.reg(t)} {r.fresh(op.result)} = {_expr(r, op, a)};")
 
 
+def _load(r: Renderer, op: Operation, a: list[str]) -> str:
+    t = op.result.type
+    if op.NAME == "wi.gvload":
+        whole = vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), "global", a[0])
+        if op.mask is None:
+            return whole
+        other = a[2] if op.other is not None else "0"
+        return f"({a[1]} ? {whole} : (({ct.reg(t)})({other})))"  # C's ?: evaluates one arm only
+    k = op.attributes.get("stride", 1)
+    if k != 1:  # a column: gathered lane by lane (the array is private or local, in L1)
+        lanes = ", ".join(f"{a[0]}[{a[1]} + {i * k}]" for i in range(_lanes(t)))
+        return f"(({ct.reg(t)})({lanes}))"
+    return vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), _space(op.mem.type), f"{a[0]} + {a[1]}")
+
+
 def _lanes(t: Type) -> int:
     assert isinstance(t, VectorType), t
     return t.lanes
@@ -84,18 +100,8 @@ def _elem(t: Type) -> ScalarType:
 def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
     n = op.NAME
     t = op.result.type
-    if n == "wi.gvload":
-        whole = vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), "global", a[0])
-        if op.mask is None:
-            return whole
-        other = a[2] if op.other is not None else "0"
-        return f"({a[1]} ? {whole} : (({ct.reg(t)})({other})))"  # C's ?: evaluates one arm only
-    if n == "wi.vload":
-        k = op.attributes.get("stride", 1)
-        if k != 1:  # a column: gathered lane by lane (the array is private or local, in L1)
-            lanes = ", ".join(f"{a[0]}[{a[1]} + {i * k}]" for i in range(_lanes(t)))
-            return f"(({ct.reg(t)})({lanes}))"
-        return vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), _space(op.mem.type), f"{a[0]} + {a[1]}")
+    if n in ("wi.gvload", "wi.vload"):
+        return _load(r, op, a)
     if n == "wi.lane_ids":
         return f"(({ct.reg(t)})({', '.join(str(i) for i in range(_lanes(t)))}))"
     if n == "wi.broadcast":
@@ -110,6 +116,10 @@ def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
         return f"select({a[2]}, {a[1]}, {mask})"
     if n == "arith.cast":
         return _cast(op, a[0])
+    if n == "arith.bitcast":  # same-width 32/64-bit lanes
+        return f"as_{ct.reg(t)}({a[0]})"
+    if n == "math.umulhi":
+        return f"mul_hi({a[0]}, {a[1]})"
     if n == "math.fma":
         return f"fma({a[0]}, {a[1]}, {a[2]})"
     if len(a) == 2:
