@@ -23,9 +23,12 @@ from ._helpers import entry_of
 MAX_ULP = {"exp": 1, "exp2": 1, "log": 1, "log2": 2, "tanh": 2, "sin": 0.51, "cos": 0.51}
 
 
-def _array_fn(name: str) -> LoadedObject:
-    """A ``kdsl_run``-shaped function applying ``kd_<name>f`` to argv[0][i] for i in [start, end)."""
-    mod = ir.Module(name=f"t_{name}")
+def _array_fn(name: str, lanes: int = 1) -> LoadedObject:
+    """A ``kdsl_run``-shaped function applying ``kd_<name>f`` to argv[0][i] for i in [start, end)
+    (``lanes > 1``: ``lanes`` at a time through the AVX-512 vector variant; ``end - start`` a
+    multiple of ``lanes``)."""
+    mod = ir.Module(name=f"t_{name}_{lanes}")
+    vt = ir.VectorType(F32, lanes) if lanes > 1 else F32
     fn = ir.Function(mod, RunFn_type(), "kdsl_run")
     argv, _, _, _, start, end = fn.args
     entry, head, body, done = (fn.append_basic_block(n) for n in ("entry", "head", "body", "done"))
@@ -38,9 +41,10 @@ def _array_fn(name: str) -> LoadedObject:
     i.add_incoming(start, entry)
     b.cbranch(b.icmp_signed("<", i, end), body, done)
     b.position_at_end(body)
-    x = b.load(b.gep(src, [i], source_etype=F32), typ=F32)
-    b.store(b.call(vmath.get(mod, name), [x]), b.gep(dst, [i], source_etype=F32))
-    i.add_incoming(b.add(i, ir.Constant(I64, 1)), body)
+    x = b.load(b.gep(src, [i], source_etype=F32), typ=vt, align=4)
+    fn = vmath.get(mod, name, lanes, avx512=lanes == 16)
+    b.store(b.call(fn, [x]), b.gep(dst, [i], source_etype=F32), align=4)
+    i.add_incoming(b.add(i, ir.Constant(I64, lanes)), body)
     b.branch(head)
     b.position_at_end(done)
     b.ret_void()
@@ -101,33 +105,6 @@ def test_trig_accuracy_over_the_whole_float_range(name: str) -> None:
     assert err.max() <= MAX_ULP[name], (name, float(err.max()), x[np.argmax(err)])
 
 
-def _array_fn_v16(name: str) -> LoadedObject:
-    """Like :func:`_array_fn` on 16-lane chunks (``end - start`` a multiple of 16), calling the
-    AVX-512 variant of ``kd_<name>f_v16``."""
-    mod = ir.Module(name=f"t_{name}_v16")
-    vt = ir.VectorType(F32, 16)
-    fn = ir.Function(mod, RunFn_type(), "kdsl_run")
-    argv, _, _, _, start, end = fn.args
-    entry, head, body, done = (fn.append_basic_block(n) for n in ("entry", "head", "body", "done"))
-    b = ir.IRBuilder(entry)
-    src = b.load(argv, typ=PTR)
-    dst = b.load(b.gep(argv, [ir.Constant(I64, 1)], source_etype=I64), typ=PTR)
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I64)
-    i.add_incoming(start, entry)
-    b.cbranch(b.icmp_signed("<", i, end), body, done)
-    b.position_at_end(body)
-    x = b.load(b.gep(src, [i], source_etype=F32), typ=vt, align=4)
-    b.store(b.call(vmath.get(mod, name, 16, avx512=True), [x]), b.gep(dst, [i], source_etype=F32), align=4)
-    i.add_incoming(b.add(i, ir.Constant(I64, 16)), body)
-    b.branch(head)
-    b.position_at_end(done)
-    b.ret_void()
-    obj, _ = compile_object(str(mod), use_cache=False)
-    return LoadedObject(obj)
-
-
 def test_exp2_avx512_scalef_variant() -> None:
     """The 16-lane ``exp2`` on ``vscalefps``: <= 1 ulp over the whole range, subnormal results
     (one rounding) and the special values included."""
@@ -143,7 +120,7 @@ def test_exp2_avx512_scalef_variant() -> None:
     ]).astype(np.float32)  # fmt: skip
     x = x[: x.size // 16 * 16]
     out = np.empty_like(x)
-    lo = _array_fn_v16("exp2")
+    lo = _array_fn("exp2", 16)
     argv = np.array([x.ctypes.data, out.ctypes.data], np.uint64)
     lo.run(argv.ctypes.data, 1, 1, 1, 0, x.size)
     with np.errstate(all="ignore"):
