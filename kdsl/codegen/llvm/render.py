@@ -24,6 +24,7 @@ the interpreter's NaN rules); ``wi.print`` -> libc ``printf``; ``wi.assert``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import llvmlite.ir as ir
@@ -184,17 +185,22 @@ class FuncRenderer:
             self.set(op.result, self.gload(e, ptr))
             return
         other = self.v(op.other) if op.other is not None else ir.Constant(reg(e), 0.0 if isinstance(e, ScalarType) and e.is_float else 0)
+        self.set(op.result, self.guarded(self.v(op.mask), lambda: self.gload(e, ptr), other))
+
+    def guarded(self, cond: ir.Value, load: Callable[[], ir.Value], other: ir.Value) -> ir.Value:
+        """``cond ? load() : other`` with ``load`` run only when ``cond`` holds (a branch and a
+        phi, never a speculative access): masked scalar loads and guarded vector loads."""
         pre = self.b.block
         then, done = self.new_block("ld"), self.new_block("ld.end")
-        self.b.cbranch(self.v(op.mask), then, done)
+        self.b.cbranch(cond, then, done)
         self.b.position_at_end(then)
-        val = self.gload(e, ptr)
+        val = load()
         self.b.branch(done)
         self.b.position_at_end(done)
-        phi = self.b.phi(reg(e))
+        phi = self.b.phi(other.type)
         phi.add_incoming(val, then)
         phi.add_incoming(other, pre)
-        self.set(op.result, phi)
+        return phi
 
     def op_wi_gstore(self, op: Operation) -> None:
         pt = op.ptr.type

@@ -109,24 +109,13 @@ def emit(fr: FuncRenderer, op: Operation) -> None:
 
 
 def _guarded_load(fr: FuncRenderer, op: Operation, vt: VectorType) -> ir.Value:
-    """``wi.gvload`` with its scalar mask: the load in a branch (memory untouched when the mask is
-    false), ``other`` splat on the other edge."""
-    b = fr.b
+    """``wi.gvload`` with its scalar mask: the whole vector or, when the mask is false, ``other``
+    splat (memory untouched)."""
     et = _store_type(vt)
     other = fr.v(op.other) if op.other is not None else ir.Constant(et.element, 0)
-    fallback = splat(b, other, vt.lanes)
-    pre = b.block
-    then = fr.new_block("gv")
-    done = fr.new_block("gv.end")
-    b.cbranch(fr.v(op.mask), then, done)
-    b.position_at_end(then)
-    val = b.load(fr.v(op.ptr), typ=et, align=vt.element.itemsize)
-    b.branch(done)
-    b.position_at_end(done)
-    phi = b.phi(et)
-    phi.add_incoming(val, then)
-    phi.add_incoming(fallback, pre)
-    return phi
+    ptr = fr.v(op.ptr)
+    load = lambda: fr.b.load(ptr, typ=et, align=vt.element.itemsize)  # noqa: E731
+    return fr.guarded(fr.v(op.mask), load, splat(fr.b, other, vt.lanes))
 
 
 def splat(b: ir.IRBuilder, x: ir.Value, lanes: int) -> ir.Value:

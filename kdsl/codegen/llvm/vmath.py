@@ -135,10 +135,7 @@ def _exp2_scalef(f: FB, x: ir.Value) -> ir.Value:
     nf = f.intr("llvm.rint", clamped)
     p = f.horner(b.fsub(clamped, nf), EXP2_POLY)
     i16 = ir.IntType(16)
-    fn = f.module.globals.get("llvm.x86.avx512.mask.scalef.ps.512")
-    if not isinstance(fn, ir.Function):
-        fn = ir.Function(f.module, ir.FunctionType(f.ft, [f.ft, f.ft, f.ft, i16, I32]),
-                         "llvm.x86.avx512.mask.scalef.ps.512")  # fmt: skip
+    fn = intrinsic(f.module, "llvm.x86.avx512.mask.scalef.ps.512", f.ft, [f.ft, f.ft, f.ft, i16, I32], [])
     res = b.call(fn, [p, nf, p, ir.Constant(i16, -1), ir.Constant(I32, 4)])  # 4: the current rounding
     return f.sel(f.isnan(x), x, res)
 
