@@ -9,6 +9,17 @@ current kdsl backend (``kdsl.backend(...)`` / ``set_backend``) and the answers c
 device description (:func:`kdsl.target.target_for`), so they describe the device kernels run on.
 Register counts and clock rates there are estimates (they rank configurations, as in Triton's
 occupancy arithmetic); they never affect results.
+
+The figures are chosen so that Triton's host-side arithmetic, copied unchanged, gives a usable
+answer. Tutorial 02 sizes its persistent grid as ``NUM_SM * min(NUM_REGS // (n_regs *
+WARP_SIZE * num_warps), SIZE_SMEM // size_smem)``; with a literal CPU register file (512
+32-bit slots per core) the first term is 0 for ``num_warps=8``, the grid is empty and the
+kernel silently computes nothing. A CPU core (and lavapipe's) has no resident-warp limit: it
+runs one work-item at a time and queues the rest. So ``max_num_regs`` is the register file of a
+compute unit that holds :data:`WARPS_PER_UNIT` warps, as an NVIDIA SM does (65536 = 32 registers
+x 32 lanes x 64 warps), and ``max_shared_mem`` on a device without ``__local`` memory is its
+per-core cache, where a program's working set lives (``metadata.shared`` of a warmed kernel
+counts that working set, see :mod:`kdsl.runtime.warmup`).
 """
 
 from __future__ import annotations
@@ -17,6 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kdsl.errors import BackendUnavailableError
+
+# Warps a compute unit is counted as holding in ``max_num_regs`` (see the module doc).
+WARPS_PER_UNIT = 64
 
 
 @dataclass(frozen=True)
@@ -46,18 +60,19 @@ class DriverUtils:
         backends have one device: ``None`` or ``0``).
 
         ``multiprocessor_count``: compute units; ``max_shared_mem``: local (shared) memory
-        bytes per work-group; ``max_num_regs``: 32-bit register slots per compute unit
-        (vector registers x lanes, an estimate); ``warpSize``: sub-group size (1 without
-        sub-groups); ``max_threads_per_sm``: work-items per work-group; ``sm_clock_rate``: kHz;
-        ``arch``: the device name."""
+        bytes per work-group, or the per-core cache on a device without local memory;
+        ``max_num_regs``: ``n_regs x warpSize x WARPS_PER_UNIT`` (see the module doc);
+        ``warpSize``: sub-group size (1 without sub-groups); ``max_threads_per_sm``:
+        work-items per work-group; ``sm_clock_rate``: kHz; ``arch``: the device name."""
         if device not in (None, 0):
             raise ValueError(f"kdsl backends have one device (index 0), got {device!r}")
         t = _target()
+        warp = max(1, t.subgroup_size)
         return {
             "multiprocessor_count": t.compute_units,
-            "max_shared_mem": t.local_memory_bytes,
-            "max_num_regs": t.registers * max(1, t.simd_bytes // 4),
-            "warpSize": max(1, t.subgroup_size),
+            "max_shared_mem": t.local_memory_bytes or t.cache_bytes,
+            "max_num_regs": t.registers * warp * WARPS_PER_UNIT,
+            "warpSize": warp,
             "max_threads_per_sm": t.max_work_group_size,
             "sm_clock_rate": int(t.clock_ghz * 1e6),
             "arch": t.name,
@@ -83,6 +98,16 @@ class ActiveDriver:
     def get_current_device(self) -> int:
         return 0
 
+    def get_active_torch_device(self) -> Any:
+        """The torch device whose tensors kernels take: kdsl's devices share the host's memory,
+        so Triton's ``DEVICE = driver.active.get_active_torch_device()`` is the CPU and the
+        tutorials' ``torch.randn(..., device=DEVICE)`` arguments work unchanged."""
+        try:
+            import torch
+        except ImportError as exc:
+            raise RuntimeError("get_active_torch_device() needs torch, which is not installed") from exc
+        return torch.device("cpu")
+
     def set_current_device(self, device: int) -> None:
         if device != 0:
             raise ValueError(f"kdsl backends have one device (index 0), got {device!r}")
@@ -90,4 +115,4 @@ class ActiveDriver:
 
 active = ActiveDriver()
 
-__all__ = ["ActiveDriver", "DriverUtils", "GPUTarget", "active"]
+__all__ = ["WARPS_PER_UNIT", "ActiveDriver", "DriverUtils", "GPUTarget", "active"]

@@ -11,7 +11,7 @@ then discards that configuration with the reason, see ``kdsl.autotune``).
 from __future__ import annotations
 
 from kdsl.errors import CompilationError
-from kdsl.ir.core import ModuleOp
+from kdsl.ir.core import ModuleOp, Operation
 from kdsl.ir.types import MemRefType
 
 # Measured on PoCL 3.1 (CPU device, 8 MiB worker-thread stacks): one work-item with
@@ -19,7 +19,7 @@ from kdsl.ir.types import MemRefType
 CPU_PRIVATE_LIMIT = 4 << 20
 
 
-def private_bytes(wmod: ModuleOp) -> int:
+def private_bytes(wmod: Operation) -> int:
     """Bytes of private (per work-item) arrays the work-item IR allocates."""
     total = 0
     for op in wmod.walk():

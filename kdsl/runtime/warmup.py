@@ -9,7 +9,13 @@ backends and is launchable itself (``warmed[grid](*args)``), like Triton's ``Com
 ``asm`` maps stage names to text: ``"ttir"`` (the tile IR from the frontend) and ``"ttgir"``
 (after the optimiser), Triton's names for the matching levels, plus every artefact the backend
 keeps (``wi.mlir``, ``kernel.cl``, ``kernel.ll``, SPIR-V as bytes). ``metadata.shared`` is the
-kernel's ``__local`` memory in bytes (0 on backends that have none); ``n_regs`` is the target's
+bytes of on-chip working memory one program holds: its ``__local`` buffers plus its work-items'
+private tile arrays. On a GPU those arrays are registers and only ``__local`` counts; on the CPU
+devices kdsl runs on, ``__local`` memory is ordinary cached memory too, and a program's private
+tiles (a softmax row, say) are what compete for the cache -- so ``SIZE_SMEM // size_smem``
+(tutorial 02) means, as on a GPU, how many programs' working sets fit on one compute unit. A
+kernel with neither reports 0, as Triton does for a kernel without shared memory. The
+interpreter reports what the cpu backend's lowering allocates. ``n_regs`` is the target's
 vector registers per work-item -- kdsl leaves register allocation to the device compiler, so
 it is the budget the code generator blocks for, not a count reported by a driver.
 """
@@ -100,17 +106,26 @@ class WarmedKernel:
     def metadata(self) -> SimpleNamespace:
         """Triton's ``CompiledKernel.metadata`` fields that mean something here."""
         extra = dict(self.options.extra)
-        wi = self._wi_module
-        shared = sum(int(op.attributes.get("local_bytes", 0)) for op in wi.body.ops) if wi is not None else 0
+        wi = self._wi_module if self.backend != "interpreter" else self._cpu_wi_module()
         return SimpleNamespace(
             name=self.name,
-            shared=shared,
+            shared=_program_bytes(wi) if wi is not None else 0,
             num_warps=extra.get("num_warps", 4),
             num_stages=extra.get("num_stages", 3),
             num_ctas=1,
             num_threads=self.options.num_threads,
             backend=self.backend,
         )
+
+    def _cpu_wi_module(self) -> ModuleOp:
+        """The interpreter runs no lowering; the cpu backend's is the one it stands for."""
+        from kdsl.lowering import lower_to_wi
+        from kdsl.runtime.cpu.backend import cpu_layout
+        from kdsl.runtime.jit import pass_options
+
+        module, entry = self.fn.compile_module(self.specs, optimize=True, debug=self.debug,
+                                               pass_options=pass_options(self.options))  # fmt: skip
+        return lower_to_wi(module, entry, cpu_layout(self.options))
 
     @property
     def n_regs(self) -> int:
@@ -128,6 +143,18 @@ class WarmedKernel:
             self.fn[grid](*args, **kwargs)
 
         return launch
+
+
+def _program_bytes(wi: ModuleOp) -> int:
+    """``__local`` bytes plus private arrays x work-items, for the largest kernel in ``wi``."""
+    from kdsl.runtime.limits import private_bytes
+
+    best = 0
+    for func in wi.body.ops:
+        local = int(func.attributes.get("local_bytes", 0))
+        threads = max(1, int(func.attributes.get("num_threads", 1)))
+        best = max(best, local + private_bytes(func) * threads)
+    return best
 
 
 def _text(data: bytes) -> str | bytes:

@@ -403,6 +403,24 @@ def test_driver_active(backend: str) -> None:
         driver.active.utils.get_device_properties(1)
 
 
+def test_active_torch_device(backend: str) -> None:
+    """Triton's tutorials start with ``DEVICE = driver.active.get_active_torch_device()``."""
+    torch = pytest.importorskip("torch")
+    from kdsl.runtime import driver
+
+    device = driver.active.get_active_torch_device()
+    assert device == torch.device("cpu")
+    x = torch.arange(8, dtype=torch.float32, device=device)
+    _double[(1,)](x, 8, BLOCK=8)
+    assert x.tolist() == [2.0 * i for i in range(8)]
+
+
+@kdsl.kernel
+def _double(x, n, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+    offs = kl.arange(0, BLOCK)
+    kl.store(x + offs, kl.load(x + offs, mask=offs < n) * 2, mask=offs < n)
+
+
 def test_testing_signatures_match_triton() -> None:
     p = inspect.signature(kdsl.testing.do_bench).parameters
     assert list(p)[:6] == ["fn", "warmup", "rep", "grad_to_none", "quantiles", "return_mode"]

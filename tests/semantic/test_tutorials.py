@@ -91,6 +91,45 @@ def test_02_fused_softmax(backend: str, num_programs: int) -> None:
     np.testing.assert_allclose(softmax(x, num_programs), e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
+def softmax_as_tutorial(x: np.ndarray) -> np.ndarray:
+    """Tutorial 02's host code as Triton writes it: the persistent grid comes from the driver's
+    device properties and the warmed kernel's ``n_regs`` / ``metadata.shared``."""
+    from kdsl.runtime import driver
+
+    properties = driver.active.utils.get_device_properties(driver.active.get_current_device())
+    NUM_SM = properties["multiprocessor_count"]
+    NUM_REGS = properties["max_num_regs"]
+    SIZE_SMEM = properties["max_shared_mem"]
+    WARP_SIZE = properties["warpSize"]
+    n_rows, n_cols = x.shape
+    BLOCK_SIZE = kdsl.next_power_of_2(n_cols)
+    num_warps = 8
+    num_stages = 4 if SIZE_SMEM > 200000 else 2
+    y = np.empty_like(x)
+    kernel = softmax_kernel.warmup(y, x, x.shape[1], y.shape[1], n_rows, n_cols, BLOCK_SIZE=BLOCK_SIZE,
+                                   num_stages=num_stages, num_warps=num_warps, grid=(1,))
+    kernel._init_handles()
+    n_regs = kernel.n_regs
+    size_smem = kernel.metadata.shared
+    occupancy = NUM_REGS // (n_regs * WARP_SIZE * num_warps)
+    occupancy = min(occupancy, SIZE_SMEM // size_smem)
+    num_programs = NUM_SM * occupancy
+    num_programs = min(num_programs, n_rows)
+    assert 1 <= num_programs < n_rows  # a persistent grid: each program loops over rows
+    kernel[(num_programs, 1, 1)](y, x, x.shape[1], y.shape[1], n_rows, n_cols, BLOCK_SIZE, num_stages)
+    return y
+
+
+def test_02_fused_softmax_host_code(backend: str) -> None:
+    """Enough rows per program that vulkan's one-invocation mapping would pass lavapipe's loop cap:
+    the launch takes the work-group mapping instead (VulkanKernel.spread_when)."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((300, 781)).astype(np.float32)
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(softmax_as_tutorial(x), e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
 # --------------------------------------------------------------- 03 matrix multiplication
 
 

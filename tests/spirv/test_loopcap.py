@@ -89,3 +89,23 @@ def test_large_parameter_block_in_the_uniform_buffer(tmp_path: Path) -> None:
         k = emit_spirv(wmod, target)  # type: ignore[arg-type]
         _validate(k.binary, k.target_env, tmp_path)
         assert k.params.in_buffer is in_buffer  # 160 bytes: too many for 128 B of push constants
+
+
+def test_grid_stride_loops_estimate_launch_passes() -> None:
+    """A top-level grid-stride loop over a parameter bound: each iteration past the first adds the
+    loop's passes; the estimate per launch follows the grid and the argument."""
+    from kdsl.codegen.spirv.unroll import grid_stride_loops, loop_passes
+
+    @kdsl.kernel
+    def rows(x, n, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+        for r in kl.range(kl.program_id(0), n, kl.num_programs(0)):
+            c = kl.arange(0, BLOCK)
+            kl.store(x + r * BLOCK + c, kl.load(x + r * BLOCK + c) + 1.0)
+
+    module = kdsl.compile_to_ir(rows, np.zeros(64, np.float32), 4, optimize=True, BLOCK=16)
+    func = lower_to_wi(module, "rows", Layout.from_options(1, ())).body.ops[0]
+    (loop,) = grid_stride_loops(func, set())
+    assert loop.param == 1 and loop.start == 0 and loop.axis == 0 and loop.passes > 16
+    assert loop.extra_passes((4, 1, 1), [None, 4]) == 0  # one row per program
+    assert loop.extra_passes((2, 1, 1), [None, np.int64(7)]) == 3 * loop.passes  # ceil(7 / 2) = 4 rows
+    assert loop_passes(func, set()) >= loop.passes

@@ -164,3 +164,28 @@ def test_other_drivers_pay_nothing() -> None:
     assert plain.loops == () and plain.loop_limit == 0
     assert len(checked.loops) > 0 and len(checked.binary) > len(plain.binary)
     validate(checked.binary, checked.target_env)
+
+
+@kdsl.kernel
+def persistent_rows(x, out, n_rows, n_cols, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+    for row in kl.range(kl.program_id(0), n_rows, kl.num_programs(0)):
+        cols = kl.arange(0, BLOCK)
+        v = kl.load(x + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+        kl.store(out + row * n_cols + cols, v * 2.0 + kl.sum(v, axis=0), mask=cols < n_cols)
+
+
+def test_grid_stride_loop_takes_the_group_mapping_past_the_cap(capped: None) -> None:
+    """One invocation per program walks whole rows; a grid too small for the rows would pass the
+    cap, so that launch runs the work-group mapping (built once) and gets the right answer."""
+    rows, cols = 200, 1000
+    x = np.random.default_rng(0).standard_normal((rows, cols)).astype(np.float32)
+    ref = x * 2 + x.sum(axis=1, keepdims=True)
+    module = kdsl.compile_to_ir(persistent_rows, x, x, rows, cols, optimize=True, BLOCK=1024)
+    k = VulkanBackend().compile(module, "persistent_rows", LaunchOptions())
+    assert k.stages.layout.num_threads == 1 and k.stages.grid_stride  # type: ignore[attr-defined]
+    for grid, spread in ((rows, False), (2, True)):
+        out = np.zeros_like(x)
+        k.launch((grid, 1, 1), [x, out, rows, cols])
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-3)
+        assert (k._spread_kernel is not None) == spread
+    assert k._spread_kernel is not None and k._spread_kernel.stages.layout.num_threads > 1  # type: ignore[attr-defined]

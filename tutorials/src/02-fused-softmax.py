@@ -53,6 +53,30 @@ print("max abs error:", np.abs(softmax(x) - softmax_np(x)).max())
 assert np.allclose(softmax(x), softmax_np(x), atol=1e-6)
 
 # %% [markdown]
+# ## Sizing the persistent grid as Triton's tutorial does
+#
+# Triton's tutorial compiles the kernel ahead of time with `warmup`, then takes as many programs as fit
+# on the device: `NUM_SM * min(NUM_REGS // (n_regs * WARP_SIZE * num_warps), SIZE_SMEM // size_smem)`.
+# The same code runs here unchanged. `kdsl.runtime.driver.active` describes the current backend's device.
+# `metadata.shared` is one program's working memory: `__local` buffers plus private tile arrays (here
+# the row). On a CPU device both live in the cache, which `max_shared_mem` reports when the device
+# has no `__local` memory. `kdsl/runtime/driver.py` explains the figures.
+
+# %%
+from kdsl.runtime import driver
+
+props = driver.active.utils.get_device_properties(0)
+y = np.empty_like(x)
+warm = softmax_kernel.warmup(y, x, x.strides[0] // 4, y.strides[0] // 4, *x.shape,
+                             BLOCK_SIZE=kdsl.next_power_of_2(x.shape[1]), num_warps=8, grid=(1,))
+occupancy = min(props["max_num_regs"] // (warm.n_regs * props["warpSize"] * 8),
+                props["max_shared_mem"] // warm.metadata.shared)
+num_programs = min(props["multiprocessor_count"] * occupancy, x.shape[0])
+print(f"n_regs={warm.n_regs} shared={warm.metadata.shared} B -> {num_programs} programs")
+warm[(num_programs,)](y, x, x.strides[0] // 4, y.strides[0] // 4, *x.shape, BLOCK_SIZE=kdsl.next_power_of_2(x.shape[1]))
+assert np.allclose(y, softmax_np(x), atol=1e-6)
+
+# %% [markdown]
 # ## Online softmax for rows longer than a tile
 #
 # When a row does not fit, `kdsl.ops.softmax` switches to the *online* algorithm: one sweep over column

@@ -16,6 +16,9 @@ room (``kdsl/runtime/vulkan/backend.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from kdsl.ir.core import Block, Operation
 from kdsl.ir.dialects import arith
 
@@ -96,21 +99,71 @@ def _grid_stride(loop: Operation) -> bool:
 def loop_passes(func: Operation, unrolled: set[int]) -> int:
     """Estimated loop passes of one program: an unrolled loop costs none itself (its body's loops
     count once per copy), a loop of unknown trip count runs :data:`DYNAMIC_TRIPS` times, a
-    grid-stride loop once, an ``scf.while`` ``DYNAMIC_TRIPS`` times."""
+    grid-stride loop once (see :func:`grid_stride_loops`), an ``scf.while`` ``DYNAMIC_TRIPS`` times."""
+    return loop_passes_block(func.regions[0].block, unrolled)
 
-    def block_passes(block: Block) -> int:
-        total = 0
-        for op in block.ops:
-            if op.NAME == "scf.for":
-                trips = trip_count(op)
-                body = block_passes(op.regions[0].block)
-                if trips is None:
-                    trips = 1 if _grid_stride(op) else DYNAMIC_TRIPS
-                total += trips * body if id(op) in unrolled else trips * (1 + body) + 1
-            elif op.NAME == "scf.while":
-                total += DYNAMIC_TRIPS * (1 + sum(block_passes(r.block) for r in op.regions))
-            else:
-                total += sum(block_passes(r.block) for r in op.regions)
-        return total
 
-    return block_passes(func.regions[0].block)
+def loop_passes_block(block: Block, unrolled: set[int]) -> int:
+    """:func:`loop_passes` of the ops of one block."""
+    total = 0
+    for op in block.ops:
+        if op.NAME == "scf.for":
+            trips = trip_count(op)
+            body = loop_passes_block(op.regions[0].block, unrolled)
+            if trips is None:
+                trips = 1 if _grid_stride(op) else DYNAMIC_TRIPS
+            total += trips * body if id(op) in unrolled else trips * (1 + body) + 1
+        elif op.NAME == "scf.while":
+            total += DYNAMIC_TRIPS * (1 + sum(loop_passes_block(r.block, unrolled) for r in op.regions))
+        else:
+            total += sum(loop_passes_block(r.block, unrolled) for r in op.regions)
+    return total
+
+
+@dataclass(frozen=True)
+class GridStrideLoop:
+    """A top-level grid-stride loop, whose real trip count only a launch knows.
+
+    :func:`loop_passes` counts it once; a launch with ``grid`` and arguments ``args`` makes
+    :meth:`extra_passes` more (``param``: the kernel parameter giving the upper bound, else the
+    constant ``bound``; ``start``: the smallest lower bound, 0 for ``program_id``)."""
+
+    param: int | None
+    bound: int
+    start: int
+    axis: int
+    passes: int  # loop passes per iteration: the loop's own plus its body's
+
+    def extra_passes(self, grid: tuple[int, int, int], args: Sequence[object]) -> int:
+        hi = self.bound if self.param is None else args[self.param]
+        if not isinstance(hi, int) or isinstance(hi, bool):
+            hi = int(hi)  # type: ignore[call-overload]  # numpy integers
+        trips = -(-(hi - self.start) // max(1, grid[self.axis]))
+        return max(0, trips - 1) * self.passes
+
+
+def grid_stride_loops(func: Operation, unrolled: set[int]) -> list[GridStrideLoop]:
+    """The grid-stride loops not nested in another loop whose bound a launch can evaluate (a
+    constant or a parameter; see :class:`GridStrideLoop`)."""
+    params = {id(a): i for i, a in enumerate(func.regions[0].block.args)}
+    out: list[GridStrideLoop] = []
+    for loop in _loops(func.regions[0].block):
+        if loop.NAME != "scf.for" or not _grid_stride(loop):
+            continue
+        lo, hi, step = (v.owner_op for v in loop.operands[:3])
+        axis = int(step.attributes.get("axis", 0)) if step is not None else 0
+        if lo is not None and lo.NAME == "wi.program_id" and int(lo.attributes.get("axis", 0)) == axis:
+            start = 0
+        elif isinstance(lo, arith.ConstantOp) and isinstance(lo.attributes["value"], int):
+            start = int(lo.attributes["value"])
+        else:
+            continue
+        if isinstance(hi, arith.ConstantOp) and isinstance(hi.attributes["value"], int):
+            param, bound = None, int(hi.attributes["value"])
+        elif hi is None and id(loop.operands[1]) in params:
+            param, bound = params[id(loop.operands[1])], 0
+        else:
+            continue
+        body = loop_passes_block(loop.regions[0].block, unrolled)
+        out.append(GridStrideLoop(param, bound, start, axis, 1 + body))
+    return out

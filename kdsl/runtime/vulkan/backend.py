@@ -17,7 +17,7 @@ from typing import Any
 
 from kdsl.codegen.spirv import SpirvKernel, Target, emit_spirv
 from kdsl.codegen.spirv.target import array_itemsize
-from kdsl.codegen.spirv.unroll import loop_passes, unrolled_loops
+from kdsl.codegen.spirv.unroll import GridStrideLoop, grid_stride_loops, loop_passes, unrolled_loops
 from kdsl.errors import CompilationError
 from kdsl.ir.analysis import written_pointer_args
 from kdsl.ir.core import ModuleOp
@@ -73,15 +73,21 @@ class CompiledStages:
     wi_module: ModuleOp
     spirv: SpirvKernel
     layout: Layout
+    # one invocation per program only: the estimated loop passes, and the grid-stride loops
+    # whose launch-time trip counts may push them past the driver's cap (see VulkanKernel.launch)
+    passes: int = 0
+    grid_stride: tuple[GridStrideLoop, ...] = ()
 
 
 def compile_stages(
-    module: ModuleOp, entry: str, options: LaunchOptions, target: Target, noalias: bool = True
+    module: ModuleOp, entry: str, options: LaunchOptions, target: Target, noalias: bool = True, packed: bool = True
 ) -> CompiledStages:
     """Lower, emit SPIR-V. ``noalias``: pointer parameters assumed not to overlap (the kernel's
-    ``safe_kernel`` variant, used when a launch's arguments do overlap, is built with False)."""
+    ``safe_kernel`` variant, used when a launch's arguments do overlap, is built with False).
+    ``packed``: the automatic choice may be one invocation per program (False: the work-group
+    mapping, the variant a launch takes when its grid-stride loops would exceed the loop cap)."""
     chosen = options.num_threads or dict(options.extra).get("num_threads")
-    if not chosen and target.programs_per_group > 1:
+    if not chosen and packed and target.programs_per_group > 1:
         one = _one_per_program(module, entry, options, target, noalias)
         if one is not None:
             return one
@@ -129,9 +135,12 @@ def _one_per_program(
     except CompilationError:
         return None
     func = wmod.body.ops[0]
-    if target.max_loop_iterations and loop_passes(func, unrolled_loops(func, target.unroll_trips)) > PASS_BUDGET:
+    unrolled = unrolled_loops(func, target.unroll_trips)
+    passes = loop_passes(func, unrolled)
+    if target.max_loop_iterations and passes > PASS_BUDGET:
         return None
-    return CompiledStages(wmod, emit_spirv(wmod, target), layout)
+    strided = tuple(grid_stride_loops(func, unrolled)) if target.max_loop_iterations else ()
+    return CompiledStages(wmod, emit_spirv(wmod, target), layout, passes, strided)
 
 
 def _waits_on_atomics(module: ModuleOp) -> bool:
@@ -188,15 +197,22 @@ class VulkanBackend:
     def compile(self, module: ModuleOp, entry: str, options: LaunchOptions) -> VulkanKernel:
         return self._kernel(module, entry, options, noalias=True)
 
-    def _kernel(self, module: ModuleOp, entry: str, options: LaunchOptions, noalias: bool) -> VulkanKernel:
-        stages = compile_stages(module, entry, options, self.target(), noalias)
+    def _kernel(
+        self, module: ModuleOp, entry: str, options: LaunchOptions, noalias: bool, packed: bool = True
+    ) -> VulkanKernel:
+        stages = compile_stages(module, entry, options, self.target(), noalias, packed)
         func = stages.wi_module.body.ops[0]
 
         def safe() -> VulkanKernel:
-            return self._kernel(module, entry, options, noalias=False)
+            return self._kernel(module, entry, options, noalias=False, packed=packed)
+
+        def spread() -> VulkanKernel:
+            return self._kernel(module, entry, options, noalias, packed=False)
 
         cls = PackedKernel if stages.spirv.programs_per_group > 1 else VulkanKernel
         kernel = cls(get_runtime(), stages.spirv, written_pointer_args(func), safe if noalias else None)
+        if stages.grid_stride:
+            kernel.spread_when(stages.passes, stages.grid_stride, PASS_BUDGET, spread)
         kernel.stages = stages  # type: ignore[attr-defined]
         return kernel
 

@@ -26,6 +26,7 @@ import numpy as np
 import vulkan as vk
 
 from kdsl.codegen.spirv import SpirvKernel, abi
+from kdsl.codegen.spirv.unroll import GridStrideLoop
 from kdsl.errors import DeviceAssertionError, KernelRuntimeError, LaunchError
 from kdsl.ir.core import Location
 from kdsl.ir.types import PointerType, ScalarType
@@ -116,6 +117,30 @@ class VulkanKernel:
         self.status_used = bool(spirv.prints or spirv.asserts or spirv.loops)
         self.profile = False
         self.last_elapsed_ns: float | None = None
+        self._spread: tuple[int, tuple[GridStrideLoop, ...], int, Callable[[], VulkanKernel]] | None = None
+        self._spread_kernel: VulkanKernel | None = None
+
+    def spread_when(
+        self, passes: int, loops: tuple[GridStrideLoop, ...], budget: int, build: Callable[[], VulkanKernel]
+    ) -> None:
+        """Launch ``build()``'s kernel (the work-group mapping, built on first need) instead of this
+        one when ``passes`` plus what ``loops`` add for the launch's grid and arguments exceed
+        ``budget``. WHY: one invocation per program runs every element loop of a persistent
+        kernel's rows in one invocation; a small grid over many rows (Triton's tutorial 02 sizes
+        it from the occupancy) passes lavapipe's loop cap, which the work-group mapping, sharing
+        each row among its invocations, does not."""
+        self._spread = (passes, loops, budget, build)
+
+    def _spread_for(self, grid: tuple[int, int, int], args: Sequence[Any]) -> VulkanKernel | None:
+        if self._spread is None:
+            return None
+        passes, loops, budget, build = self._spread
+        if passes + sum(loop.extra_passes(grid, args) for loop in loops) <= budget:
+            return None
+        if self._spread_kernel is None:
+            self._spread_kernel = build()
+            self._spread_kernel.profile = self.profile
+        return self._spread_kernel
 
     # --- launch -----------------------------------------------------------------------------
     def launch(self, grid: tuple[int, int, int], args: Sequence[Any]) -> None:
@@ -125,6 +150,11 @@ class VulkanKernel:
             return
         if self.check_alias and self._aliased(args):
             self.safe_kernel().launch(grid, args)
+            return
+        spread = self._spread_for(grid, args)
+        if spread is not None:
+            spread.launch(grid, args)
+            self.last_elapsed_ns = spread.last_elapsed_ns
             return
         rt = self.rt
         if not rt.device.alive or rt.device.lost:
