@@ -220,7 +220,7 @@ def _split_options(pass_name: str, body: str) -> list[tuple[str, str]]:
 # sum (within tile.dot's unspecified order, but visible bit-wise); ``licm``
 # (exact too) waits until the lowering's golden files are regenerated for it
 # (it changes tests/lowering/golden/mma_* text): add it here in front.
-TILE_PASSES = "ptr-offsets,mask-elim,loop-split,unroll"
+TILE_PASSES = "wrap-version,ptr-offsets,mask-elim,loop-split,unroll"
 CLEANUP = "inline,fp8-to-bytes,canonicalize,cse,dce"
 
 
@@ -235,7 +235,7 @@ def default_pipeline(
     """The pipeline run on every kernel.
 
     ``inline,fp8-to-bytes,canonicalize,cse`` then the tile passes :data:`TILE_PASSES`
-    (``ptr-offsets, mask-elim, loop-split, unroll``) and a final
+    (``wrap-version, ptr-offsets, mask-elim, loop-split, unroll``) and a final
     ``canonicalize,cse,dce``. ``optimize=False`` gives the cleanup alone:
     ``inline,fp8-to-bytes,canonicalize,cse,dce``. ``verify_each``: see :class:`PassManager`.
 

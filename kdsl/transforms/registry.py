@@ -21,7 +21,9 @@ from kdsl.transforms.loop_split import LoopSplit
 from kdsl.transforms.masks import MaskElim
 from kdsl.transforms.ptr_offsets import PtrOffsets
 from kdsl.transforms.unroll import Unroll
+from kdsl.transforms.wrap_version import WrapVersion
 
-PASS_CLASSES: tuple[type[Pass], ...] = (Inline, Fp8ToBytes, Canonicalize, CSE, DCE, MaskElim, LICM, Unroll, LoopSplit, Fuse, PtrOffsets)
+PASS_CLASSES: tuple[type[Pass], ...] = (Inline, Fp8ToBytes, Canonicalize, CSE, DCE, MaskElim, LICM, Unroll, LoopSplit, Fuse, PtrOffsets,
+                                      WrapVersion)
 
 PASSES = MappingProxyType({cls.name: cls for cls in PASS_CLASSES})

@@ -63,7 +63,7 @@ def test_registry_and_default_pipeline() -> None:
     for name in ("inline", "canonicalize", "cse", "dce"):  # the generic cleanup has no knobs
         assert PASSES[name]().tunables() == []
     pm = default_pipeline()
-    assert str(pm) == "inline,fp8-to-bytes,canonicalize,cse,ptr-offsets,mask-elim,loop-split,unroll,canonicalize,cse,dce"
+    assert str(pm) == "inline,fp8-to-bytes,canonicalize,cse,wrap-version,ptr-offsets,mask-elim,loop-split,unroll,canonicalize,cse,dce"
     assert [p.name for p in pm.passes][:4] == ["inline", "fp8-to-bytes", "canonicalize", "cse"]
     # their knobs reach the JIT's pipeline as launch options "pass.option" (tests/autotune/test_knobs.py)
     assert {p.name for p in pm.passes if p.tunables()} == {"mask-elim", "loop-split", "unroll"}
