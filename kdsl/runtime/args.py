@@ -42,8 +42,12 @@ from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 # requires) contracting a*b+c into an FMA and kdsl never contracts, ``launch_cooperative_grid``
 # changes nothing for kernels without grid-wide barriers (the language has none). ``debug`` is
 # Triton's per-launch debug flag: it overrides ``@kernel(debug=...)`` for this launch.
+# ``waves_per_eu``, ``matrix_instr_nonkdim``, ``kpack`` and ``schedule_hint`` are Triton's AMD
+# (HIP) compile options: occupancy, MFMA shape and scheduling hints, which tutorial 03's
+# non-CUDA autotuning configurations carry next to the meta-parameters; they change no result.
 LAUNCH_OPTIONS = ("num_threads", "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
-                  "launch_cooperative_grid", "debug")
+                  "launch_cooperative_grid", "debug", "waves_per_eu", "matrix_instr_nonkdim", "kpack",
+                  "schedule_hint")
 
 
 @dataclass

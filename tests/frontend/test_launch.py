@@ -94,6 +94,10 @@ def test_int_grid_and_launch_options() -> None:
     K.vector_add[2](x, y, out, 64, BLOCK=32, num_ctas=1, maxnreg=128, enable_fp_fusion=False,
                     launch_cooperative_grid=False)  # fmt: skip
     np.testing.assert_array_equal(out, x + y)
+    out[:] = 0  # and Triton's AMD ones (tutorial 03's non-CUDA autotuning configurations)
+    K.vector_add[2](x, y, out, 64, BLOCK=32, waves_per_eu=2, matrix_instr_nonkdim=16, kpack=2,
+                    schedule_hint="none")  # fmt: skip
+    np.testing.assert_array_equal(out, x + y)
 
 
 def test_default_arguments_apply() -> None:
@@ -136,6 +140,19 @@ def test_dlpack_and_array_interface_arguments_are_views() -> None:
     out2 = np.zeros(32, np.float32)
     K.vector_add[(1,)](x, y, DLPackOnly(out2), 32, BLOCK=32)
     np.testing.assert_array_equal(out2, x + y)
+
+
+def test_torch_tensors_that_require_grad_are_views(backend: str) -> None:
+    """Tutorial 05's autograd.Function hands its kernels the parameters themselves (requires_grad
+    set), which torch will not export through DLPack; the kernel works on their storage, as
+    Triton's ``data_ptr()`` does, reading and writing without a copy."""
+    torch = pytest.importorskip("torch", reason="needs torch (pip install torch)")
+    x = torch.arange(32, dtype=torch.float32, requires_grad=True)
+    y = torch.ones(32, dtype=torch.float32)
+    out = torch.zeros(32, dtype=torch.float32, requires_grad=True)
+    K.vector_add[(1,)](x, y, out, 32, BLOCK=32)
+    np.testing.assert_array_equal(out.detach().numpy(), np.arange(32, dtype=np.float32) + 1)
+    assert x.requires_grad and out.requires_grad and x.grad is None
 
 
 def test_unsupported_argument_type() -> None:
