@@ -61,6 +61,19 @@ class TrialTimeout(BaseException):
     """Raised asynchronously inside a trial thread that ran past its timeout."""
 
 
+# Trial threads the watchdog gave up on. The asynchronous TrialTimeout only fires when the thread
+# runs Python again, and native code that calls back into Python (a driver callback through
+# cffi) may swallow it; such a thread would go on to launch its candidate on the user's arrays
+# while later trials use them -- a wrong reference, a wrong answer. So a trial also checks this
+# set between compiling and launching and before every launch (:func:`_check_abandoned`).
+_ABANDONED: set[int] = set()
+
+
+def _check_abandoned() -> None:
+    if threading.get_ident() in _ABANDONED:
+        raise TrialTimeout
+
+
 @contextlib.contextmanager
 def use_executor(executor: Any) -> Iterator[Any]:
     """``with kdsl.autotune.use_executor(client): ...`` -- tune with ``executor`` inside the block.
@@ -241,6 +254,12 @@ def _measure(spec: TrialSpec, start: float) -> TrialResult:
     named = dict(zip(spec.arg_names, values))
     saved = {n: _host(named[n]) for n in spec.restore_value}
     call = _kernel_call(spec, named, saved)
+    # compile first (the long native step on lavapipe), then launch only if still wanted
+    warm = getattr(resolve_kernel(spec.kernel), "warmup", None)
+    if warm is not None:
+        with contextlib.suppress(Exception):  # the launch reports it, post-hook included (as in Triton)
+            warm(**named, **spec.config.all_kwargs(), grid=spec.grid)
+    _check_abandoned()
     call()
     outputs = None
     if spec.want_outputs:
@@ -280,7 +299,9 @@ def _kernel_call(spec: TrialSpec, named: dict[str, Any], saved: dict[str, Any]) 
             spec.pre_hook({**named, **meta})
 
     def call() -> None:
+        _check_abandoned()
         hooks_before()
+        _check_abandoned()  # a hook may have caught the interrupt
         try:
             kfn[spec.grid](**named, **meta)  # by name: the values need not be a positional prefix
         except Exception as exc:
@@ -298,14 +319,19 @@ def run_with_watchdog(spec: TrialSpec, timeout: float | None) -> TrialResult:
     box: list[TrialResult] = []
 
     def target() -> None:
-        with contextlib.suppress(TrialTimeout):
-            box.append(run_trial(spec))
+        try:
+            with contextlib.suppress(TrialTimeout):
+                box.append(run_trial(spec))
+        finally:
+            _ABANDONED.discard(threading.get_ident())
 
     thread = threading.Thread(target=target, name=f"kdsl-trial-{spec.index}", daemon=True)
     thread.start()
     thread.join(timeout)
     if not thread.is_alive():
         return box[0] if box else TrialResult(spec.index, False, reason="trial ended without a result")
+    if thread.ident is not None:
+        _ABANDONED.add(thread.ident)
     _interrupt(thread)
     thread.join(2.0)
     state = "interrupted" if not thread.is_alive() else "abandoned (still running in native code)"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kdsl.ir.core import Block, Builder, Operation, Region, Value
+from kdsl.ir.core import Block, Builder, Commutative, Operation, Region, Value
 from kdsl.ir.dialects import arith, scf, wi
 from kdsl.ir.types import ScalarType
 from kdsl.lowering.index import Index
@@ -58,6 +58,11 @@ def lower_reduce(lw: Lowerer, op: Operation) -> None:
     shape = op.inputs[0].type.shape
     n = shape[axis]
     reps = _stored_inputs(lw, list(op.inputs))
+    if len(shape) == 1 and _owned_order_ok(lw, op, n):
+        values = _reduce_owned(lw, op, reps, n)
+        for res, v in zip(op.results, values):
+            lw.vals[res] = v
+        return
     lw.prepare(merge_leaves(*(leaves_of(r, False) for r in reps)))
 
     def reduce_at(outer: list[Value]) -> list[Value]:
@@ -121,6 +126,53 @@ def _reduce_in_segments(lw: Lowerer, op: Operation, reps: list[Rep], n: int, thr
             return _combine(lw, op, acc, [lw.elem(x, at(r)) for x in reps])
 
         partial = _for(lw, lw.iadd(lo, 1), lw.iadd(lo, seg), first, step)
+    return _fold_partials(lw, op, reps, partial, threads)
+
+
+def _owned_order_ok(lw: Lowerer, op: Operation, n: int) -> bool:
+    """Several work-items, every one owning as many elements (no guard), and a combiner that is
+    one commutative op (sum, max, min, and, or, xor, product): see :func:`_reduce_owned`."""
+    lay = lw.layout
+    if lay.num_threads == 1 or n % lay.group or len(op.results) != 1:
+        return False
+    body = [o for o in op.regions[0].block.ops if not o.IS_TERMINATOR]
+    return len(body) == 1 and body[0].has_trait(Commutative) and len(body[0].operands) == 2
+
+
+def _reduce_owned(lw: Lowerer, op: Operation, reps: list[Rep], n: int) -> list[Value]:
+    """A 1-D reduction to a scalar where each work-item first folds the elements it owns, in slot
+    order, then every work-item folds the partials in work-item order.
+
+    WHY: the general path copies the whole axis into ``__local`` memory so any work-item may
+    read any element. A softmax or LayerNorm row of 8192 f32 is 32 KiB: past lavapipe's limit
+    (32,768 bytes with the partials), so Triton's tutorials 02 and 05 at their own widths did
+    not compile on vulkan, and every ``__local`` access is a loop over lavapipe's 8 lanes.
+    Owned elements need no copy. The combine order then interleaves the axis, which a
+    commutative and associative combiner (one op: the built-in reductions) does not see
+    beyond float rounding; tie-keeping combiners (argmin/argmax) keep the general path."""
+    lay = lw.layout
+    shape = (n,)
+    lw.prepare(merge_leaves(*(leaves_of(r, True) for r in reps)))
+    lw.close_nest()
+
+    def own(slot: Value) -> Index:
+        chunk_i, lane = lw.idiv(slot, lay.chunk), lw.irem(slot, lay.chunk)
+        flat = lw.iadd(lw.imul(lw.iadd(lw.imul(chunk_i, lay.num_threads), lw.tid), lay.chunk), lane)
+        return Index(lw, shape, flat=flat, slot=slot)
+
+    with lw.at(lw.top):
+        first = [lw.elem(x, own(lw.iconst(0))) for x in reps]
+
+        def step(slot: Value, acc: list[Value]) -> list[Value]:
+            return _combine(lw, op, acc, [lw.elem(x, own(slot)) for x in reps])
+
+        partial = _for(lw, lw.iconst(1), lw.iconst(lay.slots(n)), first, step)
+    return _fold_partials(lw, op, reps, partial, lay.num_threads)
+
+
+def _fold_partials(lw: Lowerer, op: Operation, reps: list[Rep], partial: list[Value], threads: int) -> list[Value]:
+    """Every work-item's ``partial`` meets in ``__local`` memory; all fold them in work-item order."""
+    with lw.at(lw.top):
         bufs = [lw.alloc(threads, r.elem, "local") for r in reps]
         for buf, v in zip(bufs, partial):
             lw.top.create(wi.StoreOp, [v, buf, lw.tid])

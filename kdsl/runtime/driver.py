@@ -17,9 +17,10 @@ WARP_SIZE * num_warps), SIZE_SMEM // size_smem)``; with a literal CPU register f
 kernel silently computes nothing. A CPU core (and lavapipe's) has no resident-warp limit: it
 runs one work-item at a time and queues the rest. So ``max_num_regs`` is the register file of a
 compute unit that holds :data:`WARPS_PER_UNIT` warps, as an NVIDIA SM does (65536 = 32 registers
-x 32 lanes x 64 warps), and ``max_shared_mem`` on a device without ``__local`` memory is its
-per-core cache, where a program's working set lives (``metadata.shared`` of a warmed kernel
-counts that working set, see :mod:`kdsl.runtime.warmup`).
+x 32 lanes x 64 warps), and ``max_shared_mem`` on a device whose ``__local`` memory is not
+on-chip memory of its own (every CPU device: PoCL, lavapipe) is the larger of that limit and the
+cache, where a program's working set lives (``metadata.shared`` of a warmed kernel counts that
+working set, private tile arrays included, see :mod:`kdsl.runtime.warmup`).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class DriverUtils:
         backends have one device: ``None`` or ``0``).
 
         ``multiprocessor_count``: compute units; ``max_shared_mem``: local (shared) memory
-        bytes per work-group, or the per-core cache on a device without local memory;
+        bytes per work-group, or the cache where that memory is not on-chip (see the module doc);
         ``max_num_regs``: ``n_regs x warpSize x WARPS_PER_UNIT`` (see the module doc);
         ``warpSize``: sub-group size (1 without sub-groups); ``max_threads_per_sm``:
         work-items per work-group; ``sm_clock_rate``: kHz; ``arch``: the device name."""
@@ -70,7 +71,7 @@ class DriverUtils:
         warp = max(1, t.subgroup_size)
         return {
             "multiprocessor_count": t.compute_units,
-            "max_shared_mem": t.local_memory_bytes or t.cache_bytes,
+            "max_shared_mem": t.local_memory_bytes if t.local_memory_real else max(t.local_memory_bytes, t.cache_bytes),
             "max_num_regs": t.registers * warp * WARPS_PER_UNIT,
             "warpSize": warp,
             "max_threads_per_sm": t.max_work_group_size,

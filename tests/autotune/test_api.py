@@ -166,6 +166,32 @@ def test_hanging_candidate_times_out_and_is_killed() -> None:
     np.testing.assert_allclose(out, 3.0)
 
 
+def test_abandoned_trial_never_launches() -> None:
+    """A trial past its timeout whose interrupt is swallowed (as native code calling back into
+    Python may do) must not go on to launch on the arrays later trials and the user share."""
+    import contextlib
+    import time
+
+    launches: list[int] = []
+
+    def swallowing_hook(args: dict[str, Any]) -> None:
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end:
+            with contextlib.suppress(BaseException):  # deliberately the bad callback
+                time.sleep(0.05)
+
+    slow = Config({"BLOCK": 64}, pre_hook=swallowing_hook)
+    at = tuned(K.add_kernel, [Config({"BLOCK": 32}), slow], persist=False, timeout=0.5,
+               post_hook=lambda args, exception: launches.append(args["BLOCK"]))
+    x = np.ones(64, np.float32)
+    out = np.zeros_like(x)
+    at[grid_of(64)](x, x, out, 64)
+    time.sleep(2.5)  # the abandoned trial's hook has returned by now
+    assert at.best_config.kwargs["BLOCK"] == 32 and 64 not in launches
+    assert any("timeout" in r for _, r in at.rejected)
+    np.testing.assert_allclose(out, 2.0)
+
+
 def test_single_config_launches_without_tuning() -> None:
     at = tuned(K.add_kernel, blocks(64))
     x = np.ones(10, np.float32)

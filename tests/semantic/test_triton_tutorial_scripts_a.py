@@ -606,28 +606,16 @@ def test_05_layer_norm(backend: str, capsys: pytest.CaptureFixture[str], tmp_pat
 
 # --------------------------------------------------------------------------- the tutorials' own widths
 
-# On vulkan a row of 8192 f32 elements reduced by a work-group goes whole through __local memory
-# (lowering/ops_collective.py: the reduce folds contiguous segments, so the distributed row is
-# copied to __local first): 32 KiB + the partials, past lavapipe's 32768 bytes at every group size
-# down to MIN_NUM_THREADS (8). The one-invocation-per-program mapping needs no __local memory but
-# is refused by its loop-pass estimate (40965 for softmax, over PASS_BUDGET = 32768).
-WIDE_ROW_VULKAN = ("vulkan: a reduced row of 8192 f32 needs 32800 bytes of __local memory, lavapipe has 32768; "
-                   "the one-invocation mapping (no __local) is over the loop-pass budget")
-
-
-def test_02_fused_softmax_wide_rows(backend: str, request: pytest.FixtureRequest) -> None:
-    """The tutorial's benchmark sweeps N up to 12672 columns; 8192 is the first width past 32 KiB."""
-    if backend == "vulkan":
-        request.applymarker(pytest.mark.xfail(strict=True, raises=kdsl.CompilationError, reason=WIDE_ROW_VULKAN))
+def test_02_fused_softmax_wide_rows(backend: str) -> None:
+    """The tutorial's benchmark sweeps N up to 12672 columns; 8192 is the first width past 32 KiB
+    (vulkan's reductions fold owned elements, no row copy in __local memory)."""
     torch.manual_seed(0)
     x = torch.randn(8, 8192, device=DEVICE)
     assert torch.allclose(softmax(x), torch.softmax(x, axis=1))
 
 
-def test_05_layer_norm_tutorial_width(backend: str, request: pytest.FixtureRequest) -> None:
+def test_05_layer_norm_tutorial_width(backend: str) -> None:
     """The tutorial's N=8192 fp16 (its 1151 rows cut to 100: GROUP_SIZE_M is 96 there, so rows
     96..99 take locks already used)."""
-    if backend == "vulkan":
-        request.applymarker(pytest.mark.xfail(strict=True, raises=kdsl.CompilationError, reason=WIDE_ROW_VULKAN))
     torch.manual_seed(0)
     check_layer_norm(100, 8192, torch.float16)

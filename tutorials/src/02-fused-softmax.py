@@ -59,8 +59,8 @@ assert np.allclose(softmax(x), softmax_np(x), atol=1e-6)
 # on the device: `NUM_SM * min(NUM_REGS // (n_regs * WARP_SIZE * num_warps), SIZE_SMEM // size_smem)`.
 # The same code runs here unchanged. `kdsl.runtime.driver.active` describes the current backend's device.
 # `metadata.shared` is one program's working memory: `__local` buffers plus private tile arrays (here
-# the row). On a CPU device both live in the cache, which `max_shared_mem` reports when the device
-# has no `__local` memory. `kdsl/runtime/driver.py` explains the figures.
+# the row). On a CPU device both live in the cache, so there `max_shared_mem` reports the larger of
+# the driver's `__local` limit and the cache. `kdsl/runtime/driver.py` explains the figures.
 
 # %%
 from kdsl.runtime import driver
