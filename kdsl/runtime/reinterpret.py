@@ -90,6 +90,8 @@ def host_array(value: Any) -> tuple[np.ndarray[Any, Any], ScalarType] | None:
     elif hasattr(value, "__array_interface__"):
         arr = np.asarray(value)
     elif hasattr(value, "__dlpack__") and not isinstance(value, (int, float, bool, np.generic)):
+        if getattr(value, "requires_grad", False):  # torch refuses to export those; Triton takes their data_ptr
+            value = value.detach()  # same storage: the kernel reads and writes the tensor itself
         name = str(getattr(value, "dtype", "")).rpartition(".")[2]
         if name in HOST_DTYPE_NAMES:  # torch float8_* / bfloat16: numpy cannot import these
             import torch
