@@ -1,3 +1,5 @@
+# The kernels and host code keep the tutorials' spelling (unused loop counters, if/else blocks, ``O``).
+# ruff: noqa: B007, SIM108, E741, RUF059, SIM300
 """The host code of Triton's tutorials 06-09, written as a Triton user writes it, on every backend.
 
 tests/semantic/test_tutorials.py checks the tutorial *kernels* with numpy arrays. This file checks
@@ -1227,6 +1229,28 @@ def test_06_fused_attention_forward_backward(backend: str, causal: bool) -> None
     torch.testing.assert_close(tri_dv, ref_dv, atol=1e-2, rtol=0)
     torch.testing.assert_close(tri_dk, ref_dk, atol=1e-2, rtol=0)
     torch.testing.assert_close(tri_dq, ref_dq, atol=1e-2, rtol=0)
+
+
+def test_06_fp8_forward(backend: str) -> None:
+    """The script's ``triton-fp8`` forward: q, k in ``float8_e5m2`` and v transposed in memory
+    (``permute(0, 1, 3, 2).contiguous().permute(0, 1, 3, 2)``) before its cast, so the kernel's
+    ``FP8_OUTPUT`` branch loads v through a ``[HEAD_DIM, Z*H*N_CTX]`` descriptor with strides
+    ``[N_CTX, 1]``. Those bounds hold head 0 only (head b starts at column b*N_CTX*HEAD_DIM), so
+    this runs one head; the output is e5m2 (2 mantissa bits), compared against a float32
+    reference of the same e5m2 inputs within one e5m2 step of the values (|o| < 1)."""
+    torch.manual_seed(20)
+    shape = (1, 1, 64, 16)
+    q, k, v = (torch.empty(shape, dtype=torch.float16, device=DEVICE).normal_(mean=0.0, std=0.5) for _ in range(3))
+    q = q.to(torch.float8_e5m2)
+    k = k.to(torch.float8_e5m2)
+    v = v.permute(0, 1, 3, 2).contiguous()
+    v = v.permute(0, 1, 3, 2)
+    v = v.to(torch.float8_e5m2)
+    assert v.stride() == (1024, 1024, 1, 64)
+    out = attention(q, k, v, True, 0.5, False)
+    assert out.dtype == torch.float8_e5m2
+    ref = _reference(q.float(), k.float(), v.float(), True, 0.5)
+    torch.testing.assert_close(out.float(), ref.float(), atol=0.125, rtol=0)
 
 
 def test_06_host_descriptor_branch(backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
