@@ -26,6 +26,7 @@ from kdsl.errors import (
 )
 from kdsl.ir.core import ModuleOp
 from kdsl.language.constexpr_function import constexpr_function, must_use_result
+from kdsl.runtime.allocation import get_allocator, set_allocator
 from kdsl.runtime.backends import available_backends, backend, current_backend_name, set_backend
 from kdsl.runtime.device_array import (
     DeviceArray,
@@ -104,6 +105,7 @@ __all__ = [
     "empty",
     "empty_cache",
     "empty_like",
+    "get_allocator",
     "heuristics",
     "jit",
     "kernel",
@@ -112,6 +114,7 @@ __all__ = [
     "next_power_of_2",
     "reinterpret",
     "sanitize_enabled",
+    "set_allocator",
     "set_backend",
     "set_sanitize",
     "synchronize",

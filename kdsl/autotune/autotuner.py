@@ -25,6 +25,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -83,9 +84,13 @@ class Autotuner(KernelWrapper):
         self._wrap(fn)
         self.arg_names = fn.arg_names
         self.configs = list(configs) if configs else None
-        for name in [*key, *(reset_to_zero or ()), *(restore_value or ())]:
+        for name in [*(reset_to_zero or ()), *(restore_value or ())]:
             if name not in self.arg_names:
                 raise ValueError(f"@kdsl.autotune: {name!r} is not a parameter of {fn.__name__}")
+        for name in key:  # Triton skips such a key (tutorial 08 misspells one): warn, do not refuse the kernel
+            if name not in self.arg_names:
+                warnings.warn(f"@kdsl.autotune: key {name!r} is not a parameter of {fn.__name__}; it is ignored",
+                              stacklevel=3)
         self.keys = list(key)
         prune = dict(prune_configs_by or {})
         self.early_config_prune = prune.get("early_config_prune")

@@ -17,7 +17,7 @@ from kdsl.interpreter.memory import Memory
 from kdsl.interpreter.values import Array, scalar_array
 from kdsl.ir.core import ModuleOp, Operation
 from kdsl.ir.types import PointerType
-from kdsl.runtime.addresses import HOST_ADDRESSES
+from kdsl.runtime.addresses import HOST_ADDRESSES, LaunchReach
 
 DEFAULT_BUDGET = 1 << 16
 """Elements of the largest tile across a batch: programs run together until
@@ -97,7 +97,7 @@ class InterpreterKernel:
         self.sequential = any(op.NAME in ATOMIC_OPS for op in ops)
         self.may_misalign = any(_may_misalign(op) for op in ops)
         # pointers from integers may reach the live arrays whose addresses were handed out ...
-        self.reachable = HOST_ADDRESSES.live if any(_makes_pointer_from_int(op) for op in ops) else None
+        self.reachable = any(_makes_pointer_from_int(op) for op in ops)
         # ... by the host (data_ptr()) or by a kernel that turned an argument's pointer into an integer
         self.hands_out = any(_makes_int_from_pointer(op) for op in ops)
         self.batch_size = 1 if self.sequential else max(1, budget // _largest_tile(self.func))
@@ -122,7 +122,7 @@ class InterpreterKernel:
                 values.append(scalar_array(a.item() if isinstance(a, np.generic) else a, p.type))
             except (TypeError, ValueError) as exc:
                 raise LaunchError(f"cannot pass {a!r} as {p.type}: {exc}", name, self.name) from None
-        return values, Memory(arrays, check_alignment=misaligned, reachable=self.reachable)
+        return values, Memory(arrays, check_alignment=misaligned, reachable=LaunchReach() if self.reachable else None)
 
     def launch(self, grid: tuple[int, int, int], args: Sequence[Any]) -> None:
         g = tuple(int(x) for x in grid)

@@ -107,10 +107,11 @@ class Memory:
         self,
         arrays: Sequence[tuple[str, Array]],
         check_alignment: bool = True,
-        reachable: Callable[[], Sequence[Array]] | None = None,
+        reachable: Callable[[Array, int], Sequence[Array]] | None = None,
     ) -> None:
-        """``reachable`` lists the arrays beyond the arguments that an address made from an
-        integer may legitimately fall in; None when the kernel makes no such pointers."""
+        """``reachable(addrs, itemsize)`` lists the arrays beyond the arguments that the addresses
+        ``addrs``, made from integers, may legitimately fall in; None when the kernel makes no
+        such pointers."""
         self.regions = [Region.of(name, arr) for name, arr in arrays]
         self._want_alignment = check_alignment
         self._reachable = reachable
@@ -129,7 +130,7 @@ class Memory:
             return False
         known = {id(r.array) for r in self.regions}
         found = []
-        for arr in self._reachable():
+        for arr in self._reachable(addrs, isz):
             if id(arr) in known:
                 continue
             reg = Region.of(None, arr)
@@ -337,7 +338,8 @@ class Memory:
             return ""
         return (
             "; a pointer made from an integer must point into an array argument or into a live array whose "
-            "address was handed out (by DeviceArray.data_ptr(), or by a kernel casting a pointer argument to an integer)"
+            "address was handed out (by DeviceArray.data_ptr(), or by a kernel casting a pointer argument to an integer), "
+            "or into a live CPU torch tensor"
         )
 
     def nearest_region(self, addr: int) -> Region | None:
@@ -345,7 +347,8 @@ class Memory:
         candidates = list(self.regions)
         if self._reachable is not None:
             known = {id(r.array) for r in candidates}
-            candidates += [Region.of(None, a) for a in self._reachable() if id(a) not in known]
+            probe = np.array([addr], dtype=np.int64)
+            candidates += [Region.of(None, a) for a in self._reachable(probe, 1) if id(a) not in known]
         return min(candidates, key=lambda r: _distance(r, addr), default=None)
 
 

@@ -6,7 +6,9 @@ turns each back into a pointer (``kl.load(ptrs + g).to(kl.pointer_type(kl.float1
 the memory it knows of, so it needs to know which arrays an address may legitimately fall in.
 Those are the kernel's array arguments and the arrays recorded here: every call to
 ``DeviceArray.data_ptr()`` (and ``kdsl.reinterpret(...).data_ptr()``) on host memory records the
-array's numpy view.
+array's numpy view. torch's ``Tensor.data_ptr()`` cannot be observed, so a live CPU torch tensor's
+storage is reachable too (:class:`LaunchReach` looks it up, only for addresses that fell in no
+known array): Triton's tutorial 08 host code builds its address arrays from torch tensors.
 
 The book holds weak references only: an array that died (whose memory may already be reused) is
 no longer reachable, so an address kept past its array's lifetime is an out-of-bounds error in the
@@ -15,6 +17,8 @@ interpreter instead of a read of someone else's memory. It is process-wide becau
 
 from __future__ import annotations
 
+import gc
+import sys
 import threading
 import weakref
 from typing import Any
@@ -54,3 +58,55 @@ class AddressBook:
 
 HOST_ADDRESSES = AddressBook()
 """The process's book of handed-out host addresses (see the module doc)."""
+
+
+
+class LaunchReach:
+    """What one launch's integer-made addresses may fall in: ``reach(addrs, itemsize)`` gives every
+    recorded live array plus byte views of the live CPU torch storages holding some of ``addrs``.
+
+    The torch storages are found among the objects the garbage collector tracks (torch tensors
+    are), once per launch and only when an address fell in no known array; a dead tensor is not
+    found, so its stale address stays an error. The views keep their storages alive while the
+    launch holds them."""
+
+    def __init__(self) -> None:
+        self._storages: list[tuple[int, int, Any]] | None = None
+
+    def __call__(self, addrs: np.ndarray[Any, Any], itemsize: int) -> list[np.ndarray[Any, Any]]:
+        return HOST_ADDRESSES.live() + self._torch_holding(addrs, itemsize)
+
+    def _torch_holding(self, addrs: np.ndarray[Any, Any], itemsize: int) -> list[np.ndarray[Any, Any]]:
+        torch = sys.modules.get("torch")
+        if torch is None or addrs.size == 0:
+            return []
+        if self._storages is None:
+            self._storages = _torch_storages(torch)
+        return [_byte_view(torch, st, n) for lo, n, st in self._storages
+                if ((addrs >= lo) & (addrs + itemsize <= lo + n)).any()]
+
+
+def _torch_storages(torch: Any) -> list[tuple[int, int, Any]]:
+    """(address, bytes, storage) of every live CPU torch storage, each once."""
+    out: dict[int, tuple[int, int, Any]] = {}
+    tensor = torch.Tensor
+    for obj in gc.get_objects():
+        if not issubclass(type(obj), tensor):
+            continue
+        try:
+            if obj.device.type != "cpu" or obj.layout != torch.strided:
+                continue
+            st = obj.untyped_storage()
+            lo, n = int(st.data_ptr()), int(st.nbytes())
+        except (RuntimeError, TypeError, NotImplementedError):  # meta, fake or storage-less tensors
+            continue
+        if n and lo not in out:
+            out[lo] = (lo, n, st)
+    return list(out.values())
+
+
+def _byte_view(torch: Any, storage: Any, n: int) -> np.ndarray[Any, Any]:
+    with torch.no_grad():
+        flat = torch.empty(0, dtype=torch.uint8).set_(storage, 0, (n,), (1,))
+    view: np.ndarray[Any, Any] = flat.numpy()
+    return view

@@ -24,7 +24,7 @@ def test_a_miss_adopts_the_reachable_array_holding_it() -> None:
     arg = np.zeros(4, np.float32)
     other = np.arange(6, dtype=np.float32)
     unused = np.ones(3, np.float32)
-    mem = Memory([("x", arg)], reachable=lambda: [unused, other])
+    mem = Memory([("x", arg)], reachable=lambda addrs, isz: [unused, other])
     addrs = other.ctypes.data + 4 * np.array([5, 0, 2], np.int64)
     np.testing.assert_array_equal(mem.gather(addrs, np.dtype(np.float32), _site(3)), [5.0, 0.0, 2.0])
     assert [r.name for r in mem.regions] == ["x", None]  # only the array holding the address joined
@@ -35,7 +35,7 @@ def test_a_miss_adopts_the_reachable_array_holding_it() -> None:
 def test_a_read_only_reachable_array_is_not_written() -> None:
     ro = np.arange(4, dtype=np.int32)
     ro.flags.writeable = False
-    mem = Memory([], reachable=lambda: [ro])
+    mem = Memory([], reachable=lambda addrs, isz: [ro])
     with pytest.raises(KernelRuntimeError, match="read-only"):
         mem.scatter(np.array([ro.ctypes.data], np.int64), np.array([1], np.int32), _site(1))
 
