@@ -20,6 +20,9 @@ always agree.
 from __future__ import annotations
 
 from kdsl.ir.core import Value
+from kdsl.ir.types import ScalarType
+
+_WIDE = (ScalarType("f32"), ScalarType("f64"))
 
 
 def b_panel(mem: Value) -> int:
@@ -28,7 +31,8 @@ def b_panel(mem: Value) -> int:
     Conditions: every use of ``mem`` is either the destination of a 2-D
     ``wi.block_load`` or the ``b`` operand of a ``wi.mma``, there is at least
     one of each, every load has the shape ``(k, n)`` of every mma and every
-    mma has the same ``block_n`` ``P < n`` (``P == n`` is row-major already).
+    mma has the same ``block_n`` ``P < n`` (``P == n`` is row-major already), and every mma
+    accumulates in f32/f64 (the narrow-accumulator path reads ``b`` row-major).
     """
     loads, mmas = [], []
     for user, index in mem.uses:
@@ -39,6 +43,8 @@ def b_panel(mem: Value) -> int:
         else:
             return 0
     if not loads or not mmas:
+        return 0
+    if any(getattr(m.operands[2].type, "element", None) not in _WIDE for m in mmas):
         return 0
     kn = {(int(m.attributes["k"]), int(m.attributes["n"])) for m in mmas}
     panels = {int(m.attributes["block_n"]) for m in mmas}

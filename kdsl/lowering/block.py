@@ -29,6 +29,9 @@ from kdsl.lowering.lowerer import I32, Lowerer
 from kdsl.lowering.reps import Lazy, Mat, Rep
 
 _ELEMS = ("f32", "f64", "i32", "u32", "i64", "u64")
+# dot operands may also be 16-bit floats (Triton's tutorial 03 multiplies fp16): the renderers
+# widen whole rows (OpenCL: vload_halfN; LLVM keeps half/bf16 bits in the private array)
+_LOAD_ELEMS = (*_ELEMS, "f16", "bf16")
 
 
 def _enabled(lw: Lowerer, shape: tuple[int, ...]) -> bool:
@@ -36,13 +39,13 @@ def _enabled(lw: Lowerer, shape: tuple[int, ...]) -> bool:
     return lay.vector_width > 1 and lay.num_threads == 1 and len(shape) in (1, 2)
 
 
-def _pointer_form(rep: Rep) -> Affine | None:
+def _pointer_form(rep: Rep, elems: tuple[str, ...] = _ELEMS) -> Affine | None:
     f = affine.form(rep)
     if not isinstance(f, Affine):
         return None
     e = affine.pointee(f)
     last = f.strides[-1]
-    if e is None or e.name not in _ELEMS or not (isinstance(last, int) and last == 1):
+    if e is None or e.name not in elems or not (isinstance(last, int) and last == 1):
         return None
     return f
 
@@ -74,7 +77,7 @@ def try_block_load(lw: Lowerer, op: Operation) -> bool:
     shape = res.type.shape
     if not _enabled(lw, shape) or not _feeds_dot(res) or op.attributes.get("volatile", False):
         return False
-    ptr = _pointer_form(lw.rep(op.ptr))
+    ptr = _pointer_form(lw.rep(op.ptr), _LOAD_ELEMS)
     mask = _mask_form(lw, op.mask, len(shape))
     other = lw.rep(op.other) if op.other is not None else None
     if ptr is None or mask is None or not (other is None or (isinstance(other, Lazy) and other.cost == 0)):

@@ -14,8 +14,8 @@ Folding must give bit-for-bit what a backend computes at run time, otherwise
 
 Anything undefined or not representable is *not folded* and left for run
 time: integer division/remainder by zero and ``INT_MIN / -1``, shifts outside
-``[0, bitwidth)``, out-of-range or NaN float->int casts, ``bf16`` (numpy has
-no such type), bitcasts producing NaN payloads, ``max``/``min`` of ``+0``
+``[0, bitwidth)``, out-of-range or NaN float->int casts, ``bf16`` arithmetic
+(numpy has no such type; float->bf16 casts round with :mod:`kdsl.ir.floatcodec`), bitcasts producing NaN payloads, ``max``/``min`` of ``+0``
 and ``-0``.
 """
 
@@ -30,7 +30,8 @@ import numpy as np
 
 from kdsl.ir.core import Operation
 from kdsl.ir.dialects.arith import int_range
-from kdsl.ir.types import ScalarType, Type
+from kdsl.ir.floatcodec import decode, encode
+from kdsl.ir.types import FLOAT_FORMATS, ScalarType, Type
 
 Const = bool | int | float
 FoldFn = Callable[[Operation, Sequence[Const]], "Const | None"]
@@ -245,6 +246,9 @@ def _fold_cast(op: Operation, vals: Sequence[Const]) -> Const | None:
 
 
 def _float_to_float(x: float, dst: ScalarType) -> float | None:
+    if dst.name == "bf16":  # numpy has no bf16: round the (exact) f64 value once with the codec
+        fmt = FLOAT_FORMATS["bf16"]
+        return x if not math.isfinite(x) else decode(encode(x, fmt), fmt)
     if not _foldable_float(dst):
         return None
     return x if not math.isfinite(x) else round_exact(x, dst)

@@ -36,8 +36,9 @@ def masked_dot(a_ptr, b_ptr, c_ptr, M, N, K, sam, sbk, scm, LIMIT,
     kl.store(c_ptr + rm[:, None] * scm + rn[None, :], c, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
-def _wi_text(layout: Layout) -> str:
-    mod = kdsl.compile_to_ir(mm_kernel, "*f32", "*f32", "*f32", "i32", "i32", "i32", optimize=True, BM=16, BN=32, BK=8)
+def _wi_text(layout: Layout, operands: str = "*f32") -> str:
+    mod = kdsl.compile_to_ir(mm_kernel, operands, operands, "*f32", "i32", "i32", "i32", optimize=True, BM=16, BN=32,
+                             BK=8)
     entry = next(op for op in mod.body.ops if op.attributes.get("kernel")).attributes["sym_name"]
     wmod = lower_to_wi(mod, entry, layout)
     verify(wmod)
@@ -47,6 +48,8 @@ def _wi_text(layout: Layout) -> str:
 def test_block_copies_replace_pointer_arrays() -> None:
     text = _wi_text(Layout(1, 1, vector_width=16))
     assert text.count("wi.block_load") == 2 and text.count("wi.block_store") == 1
+    half = _wi_text(Layout(1, 1, vector_width=16), "*f16")  # fp16 operands (Triton's tutorial 03)
+    assert half.count("wi.block_load") == 2 and "xptr<" not in half
     assert "xptr<" not in text  # no private array of pointers
     assert "wi.gload" not in text and "wi.gstore" not in text
 
@@ -72,15 +75,18 @@ def _run(backend: str, args: list[Any], grid: tuple[int, ...], meta: dict[str, A
 
 
 @pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["f32", "f16"])
 @pytest.mark.parametrize(("m", "n", "k", "limit"), [(37, 29, 13, 99), (32, 32, 16, 99), (40, 20, 7, 2)])
-def test_block_masks_against_interpreter(backend: str, m: int, n: int, k: int, limit: int) -> None:
+def test_block_masks_against_interpreter(backend: str, dtype: Any, m: int, n: int, k: int, limit: int) -> None:
+    """f16 operands too: their block loads widen whole rows (OpenCL ``vload_halfN``)."""
     rng = np.random.default_rng(m * n + k)
-    a_full = rng.standard_normal((m, k + 5)).astype(np.float32)
-    b_full = rng.standard_normal((k, n + 3)).astype(np.float32)
+    a_full = rng.standard_normal((m, k + 5)).astype(dtype)
+    b_full = rng.standard_normal((k, n + 3)).astype(dtype)
     a, b = a_full[:, :k], b_full[:, :n]  # row strides k + 5 and n + 3
     c = np.full((m, n + 1), 7.0, np.float32)  # the last column must stay untouched
     bm, bn, bk = 16, 32, 16
-    args: list[Any] = [a_full, b_full, c, m, n, k, a.strides[0] // 4, b.strides[0] // 4, c.strides[0] // 4, limit]
+    size = a_full.itemsize
+    args: list[Any] = [a_full, b_full, c, m, n, k, a.strides[0] // size, b.strides[0] // size, c.strides[0] // 4, limit]
     meta = {"BM": bm, "BN": bn, "BK": bk}
     grid = (kdsl.cdiv(m, bm),)
     ref = _run("interpreter", args, grid, meta)
@@ -210,3 +216,22 @@ def test_packed_panels_against_interpreter(backend: str, m: int, n: int, k: int,
     got = _run(backend, args, grid, {"BM": bm, "BN": bn, "BK": bk, "lower.dot_block_n": 16})
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-4)
     assert (got[:, n] == 7.0).all()
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_bf16_block_loads_against_interpreter(backend: str) -> None:
+    """bf16 dot operands (torch tensors): block loads widen them by a 16-bit shift."""
+    torch = pytest.importorskip("torch")
+    m, n, k = 37, 29, 13
+    gen = torch.Generator().manual_seed(5)
+    a_full = torch.randn((m, k + 5), generator=gen).to(torch.bfloat16)
+    b_full = torch.randn((k, n + 3), generator=gen).to(torch.bfloat16)
+    c = np.full((m, n + 1), 7.0, np.float32)
+    args: list[Any] = [a_full, b_full, c, m, n, k, k + 5, n + 3, n + 1, 99]
+    meta = {"BM": 16, "BN": 32, "BK": 16}
+    grid = (kdsl.cdiv(m, 16),)
+    ref = _run("interpreter", args, grid, meta)
+    got = _run(backend, args, grid, meta)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-4)
+    want = a_full[:, :k].float().numpy() @ b_full[:, :n].float().numpy() + 1.0 * 2.0 * (16 - k)  # masked k: others
+    np.testing.assert_allclose(got[:, :n], want, rtol=1e-4, atol=1e-4)

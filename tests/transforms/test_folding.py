@@ -312,6 +312,15 @@ def test_bf16_is_left_alone() -> None:
     assert fold(arith.AddOp, [T.bf16, T.bf16], [1.0, 2.0], T.bf16) is None
 
 
+def test_float_to_bf16_casts_round_to_nearest_even() -> None:
+    """A load's ``other=0.0`` becomes a bf16 constant (a cost-free fill for block loads)."""
+    assert fold(arith.CastOp, [T.f32], [0.0], T.bf16) == 0.0
+    assert fold(arith.CastOp, [T.f32], [1 + 2.0**-8], T.bf16) == 1.0  # the midpoint ties to even
+    assert fold(arith.CastOp, [T.f32], [1 + 3 * 2.0**-8], T.bf16) == 1 + 2.0**-6
+    assert fold(arith.CastOp, [T.f64], [1e300], T.bf16) == math.inf
+    assert same_float(fold(arith.CastOp, [T.f32], [-math.inf], T.bf16), -math.inf)
+
+
 @pytest.mark.parametrize(("src", "dst", "value", "want"), [
     (T.f32, T.i32, 1.0, 0x3F800000),
     (T.i32, T.f32, 0x40490FDB, float(np.float32(np.pi))),

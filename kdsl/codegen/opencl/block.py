@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from kdsl.codegen.opencl import ctypes as ct
 from kdsl.codegen.opencl import streaming, vmem
+from kdsl.codegen.opencl.prelude import FIXED
 from kdsl.codegen.packing import b_panel
 from kdsl.ir.core import Operation
 from kdsl.ir.types import MemRefType, PointerType, ScalarType, VectorType
@@ -46,6 +47,20 @@ class _Side:
     space: str
 
 
+def _widen(helper: vmem.Helper, elem: ScalarType, vw: int, ptr: str) -> str:
+    """``vw`` f16/bf16 elements at global ``ptr`` (``ushort`` storage) as floats: a block load of a
+    16-bit float tile fills a private ``float`` array. ``vload_halfN`` is core OpenCL C (no
+    ``cl_khr_fp16`` needed); bf16 is the high half of an f32."""
+    if elem.name == "f16":
+        helper("kd_half", FIXED["kd_half"])
+        return f"kd_h2f(({ptr})[0])" if vw == 1 else f"vload_half{vw}(0, (__global const half*)({ptr}))"
+    helper("kd_rbf", FIXED["kd_rbf"])
+    if vw == 1:
+        return f"kd_bffrom(({ptr})[0])"
+    bits = vmem.load(helper, "ushort", vw, "global", ptr)
+    return f"as_float{vw}(convert_uint{vw}({bits}) << (uint{vw})16)"
+
+
 def _copy_rows(
     vw: int,
     cols: int,
@@ -62,8 +77,14 @@ def _copy_rows(
     goes to ``dst + dst_off(c)`` (``vw`` consecutive columns stay consecutive)."""
     emit, helper = out
     ce = ct.storage(elem)
+    narrow = elem.name in ("f16", "bf16") and src.space == "global"
     for c in range(0, cols, vw):
         d = dst_off(c)
+        if narrow:
+            value = _widen(helper, elem, vw, f"{src.ptr} + {c}")
+            emit(indent + (f"{dst.ptr}[{d}] = {value};" if vw == 1
+                           else vmem.store(helper, "float", vw, dst.space, f"{dst.ptr} + {d}", value)))
+            continue
         if vw == 1:
             emit(indent + (streaming.scalar(f"{src.ptr}[{c}]", f"{dst.ptr} + {d}") if nt
                            else f"{dst.ptr}[{d}] = {src.ptr}[{c}];"))
@@ -115,7 +136,8 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit, helper: 
     emit("    } else {")
     if load:
         at = f"({c} / {pw}) * {rows * pw} + {c} % {pw}" if pw else c
-        emit(f"      for (int {c} = 0; {c} < {cols}; {c} += 1) {q}[{at}] = {c} < {ec} ? {g}[{c}] : {other};")
+        one = _widen(helper, elem, 1, f"{g} + {c}") if elem.name in ("f16", "bf16") else f"{g}[{c}]"
+        emit(f"      for (int {c} = 0; {c} < {cols}; {c} += 1) {q}[{at}] = {c} < {ec} ? {one} : {other};")
     else:
         st = streaming.scalar(f"{q}[{c}]", f"{g} + {c}") if nt else f"{g}[{c}] = {q}[{c}];"
         emit(f"      for (int {c} = 0; {c} < {ec}; {c} += 1) {st}")
