@@ -8,6 +8,10 @@ environment as it is: this machine sets ``OPENBLAS_CORETYPE``/``OPENBLAS_L2_SIZE
 which select a slower OpenBLAS kernel; ``--numpy-best`` also times numpy in a
 child process with both unset (its best kernel, the issue's reference).
 
+``--kernel tutorial`` times Triton's tutorial-03 kernel as a user writes it (``% M`` wraps, masked
+K tail, autotuned over the tutorial's configs: ``bench/tutorial_matmul.py``) instead of
+``kdsl.ops.matmul``; the first call of each size tunes and is not timed.
+
 ``--handwritten`` adds same-run baselines on PoCL (``bench/handwritten/``): the
 hand-written register-blocked kernel of ``/work/shared/PLATFORM.md`` (``sgemm.cl``)
 and CLBlast (``libclblast1``; skipped with the reason when absent, or with
@@ -18,7 +22,7 @@ peak and >= 20x CLBlast.
 
 Usage: python bench/bench_matmul.py [--quick] [--sizes 256 512] [--backends opencl cpu]
        [--blocks 64 64 32] [--numpy-best] [--handwritten] [--no-clblast] [--no-softmax]
-       [--fastest] [--repeat-scale K]
+       [--fastest] [--repeat-scale K] [--kernel op|tutorial]
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "handwritten"))
 import baselines
+import tutorial_matmul
 
 import kdsl
 from kdsl.ops.matmul import matmul
@@ -85,6 +90,7 @@ def bench_matmul(
     hand: bool,
     clb: bool,
     peak: bool,
+    kernel: str = "op",
 ) -> Iterator[dict[str, Any]]:
     for n in sizes:
         rng = np.random.default_rng(0)
@@ -105,9 +111,10 @@ def bench_matmul(
             row["clblast"] = baselines.clblast(a, b, ref, 1 if n >= 2048 else 2)
         for be in backends:
             with kdsl.backend(be):
-                c = matmul(a, b, blocks=blocks)
+                fn = partial(tutorial_matmul.matmul, a, b) if kernel == "tutorial" else partial(matmul, a, b, blocks=blocks)
+                c = fn()  # compiles (and for the tutorial kernel: autotunes)
                 err = float(np.abs(c - ref).max() / (np.abs(ref).max() + 1e-30))
-                row[be] = flop / seconds(partial(matmul, a, b, blocks=blocks), rep) / 1e9
+                row[be] = flop / seconds(fn, rep) / 1e9
                 row[be + "_err"] = err
         yield row  # printed as soon as it is measured
 
@@ -142,6 +149,8 @@ def main() -> None:
     ap.add_argument("--no-softmax", action="store_true")
     ap.add_argument("--fastest", action="store_true", help="report the fastest repeat instead of the median")
     ap.add_argument("--repeat-scale", type=int, default=1, help="multiply the number of repeats")
+    ap.add_argument("--kernel", choices=("op", "tutorial"), default="op",
+                    help="kdsl.ops.matmul (default) or Triton's tutorial-03 kernel as written")
     args = ap.parse_args()
     global STAT, REPEAT_SCALE
     STAT = min if args.fastest else statistics.median
@@ -169,10 +178,11 @@ def main() -> None:
     head = f"{'n':>6}" + "".join(f" {h:>8}" for _, h in cols)
     head += "".join(f" {be:>8} {'ratio':>6} {'relerr':>8}" for be in backends)
     ref_name = "numpy_best" if args.numpy_best else "numpy"
-    print(f"matmul fp32, GFLOP/s (ratio = kdsl / {'numpy best kernel' if args.numpy_best else 'numpy in-process'})")
+    what = "Triton's tutorial-03 kernel, autotuned" if args.kernel == "tutorial" else "kdsl.ops.matmul"
+    print(f"matmul fp32 ({what}), GFLOP/s (ratio = kdsl / {'numpy best kernel' if args.numpy_best else 'numpy in-process'})")
     print(head)
     rows = []
-    for r in bench_matmul(sizes, backends, blocks, args.numpy_best, hand, clb, peak):
+    for r in bench_matmul(sizes, backends, blocks, args.numpy_best, hand, clb, peak, args.kernel):
         rows.append(r)
         line = f"{r['n']:>6}" + "".join(f" {r[k]:>8.1f}" for k, _ in cols)
         line += "".join(f" {r[be]:>8.1f} {r[be] / r[ref_name]:>6.2f} {r[be + '_err']:>8.1e}" for be in backends)
