@@ -7,8 +7,9 @@ describes all its elements at once with uniform (work-item scalar) values:
 * :class:`Affine` -- an integer or pointer tile equal to
   ``base + sum_d idx_d * strides[d]`` (``base`` a wi scalar, each stride a wi
   integer scalar or a Python constant; 0 on broadcast dimensions);
-* :class:`Bounds` -- a boolean tile equal to ``cond and all_d idx_d < limits[d]``
-  (``limits[d]`` None: no bound on that dimension; ``cond`` None: true).
+* :class:`Bounds` -- a boolean tile equal to ``cond and all_d starts[d] <= idx_d < limits[d]``
+  (``limits[d]``/``starts[d]`` None: no bound on that side; ``cond`` None: true). Lower
+  bounds come from tensor descriptors, which check both ends of every dimension.
 
 The forms are built bottom-up while the tile ops are lowered (``splat``,
 ``arange``, constants, ``+ - *`` by a uniform, ``addptr``, ``broadcast``,
@@ -57,10 +58,17 @@ class Affine:
 
 @dataclass(frozen=True, eq=False)
 class Bounds:
-    """``cond and all_d idx_d < limits[d]`` (see module doc)."""
+    """``cond and all_d starts[d] <= idx_d < limits[d]`` (see module doc)."""
 
     limits: tuple[Value | None, ...]
     cond: Value | None = None
+    starts: tuple[Value | None, ...] | None = None  # None: no lower bound on any dimension
+
+    def start(self, d: int) -> Value | None:
+        return None if self.starts is None else self.starts[d]
+
+    def with_dims(self, limits: list[Value | None], starts: list[Value | None], cond: Value | None) -> Bounds:
+        return Bounds(tuple(limits), cond, tuple(starts) if any(x is not None for x in starts) else None)
 
 
 Form = Affine | Bounds
@@ -206,34 +214,48 @@ def _cmp(lw: Lowerer, pred: str, a: Affine, b: Affine) -> Bounds | None:
         return Bounds((None,) * rank, _emit(lw, arith.CmpOp, [a.base, b.base], _I1, {"predicate": pred}))
     if pred in ("gt", "ge"):  # a > b  <=>  b < a
         a, b, pred = b, a, "lt" if pred == "gt" else "le"
-    if pred not in ("lt", "le") or not b.uniform:
+    if pred not in ("lt", "le"):
         return None
-    dims = [d for d, s in enumerate(a.strides) if not (isinstance(s, int) and s == 0)]
-    if len(dims) != 1 or not (isinstance(a.strides[dims[0]], int) and a.strides[dims[0]] == 1):
+    lower = a.uniform and not b.uniform  # u < idx (+ base): a lower bound on the index
+    var, uni = (b, a) if lower else (a, b)
+    if not uni.uniform:
         return None
-    # a.base + idx < b.base  <=>  idx < b.base - a.base   (le: + 1)
-    diff = _combine(lw, b.base, a.base, t, -1)
-    if diff is not None and pred == "le":
+    dims = [d for d, s in enumerate(var.strides) if not (isinstance(s, int) and s == 0)]
+    if len(dims) != 1 or not (isinstance(var.strides[dims[0]], int) and var.strides[dims[0]] == 1):
+        return None
+    # upper: var.base + idx < uni.base  <=>  idx < uni.base - var.base   (le: + 1)
+    # lower: uni.base < var.base + idx  <=>  idx >= uni.base - var.base + 1   (le: + 0)
+    diff = _combine(lw, uni.base, var.base, t, -1)
+    if diff is not None and (pred == "le") != lower:
         diff = _combine(lw, diff, 1, t, 1)
     if diff is None:
         return None
-    limit = value(lw, diff, t)
-    limits: list[Value | None] = [None] * rank
-    limits[dims[0]] = limit
-    return Bounds(tuple(limits))
+    bound = value(lw, diff, t)
+    none: list[Value | None] = [None] * rank
+    bounds = list(none)
+    bounds[dims[0]] = bound
+    return Bounds(tuple(none), None, tuple(bounds)) if lower else Bounds(tuple(bounds))
 
 
 def _and(lw: Lowerer, a: Bounds, b: Bounds) -> Bounds | None:
-    limits: list[Value | None] = []
-    for x, y in zip(a.limits, b.limits):
+    def meet(x: Value | None, y: Value | None, op: type[Operation]) -> tuple[bool, Value | None]:
         if x is None or y is None:
-            limits.append(x if y is None else y)
-        elif x.type != y.type:
+            return True, x if y is None else y
+        if x.type != y.type:
+            return False, None
+        return True, _emit(lw, op, [x, y], x.type)
+
+    limits: list[Value | None] = []
+    starts: list[Value | None] = []
+    for d, (x, y) in enumerate(zip(a.limits, b.limits)):
+        ok, lim = meet(x, y, arith.MinOp)
+        ok2, start = meet(a.start(d), b.start(d), arith.MaxOp)
+        if not (ok and ok2):
             return None
-        else:
-            limits.append(_emit(lw, arith.MinOp, [x, y], x.type))
+        limits.append(lim)
+        starts.append(start)
     cond = a.cond if b.cond is None else b.cond if a.cond is None else _emit(lw, arith.AndOp, [a.cond, b.cond], _I1)
-    return Bounds(tuple(limits), cond)
+    return a.with_dims(limits, starts, cond)
 
 
 # --- shape ops -----------------------------------------------------------------------------------
@@ -246,21 +268,29 @@ def broadcast(lw: Lowerer, f: Form | None, src: tuple[int, ...], dst: tuple[int,
         return Affine(f.base, tuple(0 if g else s for g, s in zip(grown, f.strides)))
     cond = f.cond
     limits: list[Value | None] = []
-    for g, lim in zip(grown, f.limits):
-        if g and lim is not None:  # idx was always 0 there: the bound becomes 0 < lim, uniform
-            zero = lw.const(0, lim.type)
-            c = _emit(lw, arith.CmpOp, [zero, lim], _I1, {"predicate": "lt"})
-            cond = c if cond is None else _emit(lw, arith.AndOp, [cond, c], _I1)
-            lim = None
+    starts: list[Value | None] = []
+    for d, (g, lim) in enumerate(zip(grown, f.limits)):
+        start = f.start(d)
+        if g:  # idx was always 0 there: the bounds become start <= 0 < lim, uniform
+            checks = []
+            if lim is not None:
+                checks.append(_emit(lw, arith.CmpOp, [lw.const(0, lim.type), lim], _I1, {"predicate": "lt"}))
+            if start is not None:
+                checks.append(_emit(lw, arith.CmpOp, [start, lw.const(0, start.type)], _I1, {"predicate": "le"}))
+            for c in checks:
+                cond = c if cond is None else _emit(lw, arith.AndOp, [cond, c], _I1)
+            lim = start = None
         limits.append(lim)
-    return Bounds(tuple(limits), cond)
+        starts.append(start)
+    return f.with_dims(limits, starts, cond)
 
 
 def expand_dims(f: Form | None, axis: int) -> Form | None:
     if isinstance(f, Affine):
         return Affine(f.base, (*f.strides[:axis], 0, *f.strides[axis:]))
     if isinstance(f, Bounds):
-        return Bounds((*f.limits[:axis], None, *f.limits[axis:]), f.cond)
+        starts = None if f.starts is None else (*f.starts[:axis], None, *f.starts[axis:])
+        return Bounds((*f.limits[:axis], None, *f.limits[axis:]), f.cond, starts)
     return None
 
 
@@ -269,7 +299,8 @@ def permute(f: Form | None, order: tuple[int, ...]) -> Form | None:
     if isinstance(f, Affine):
         return Affine(f.base, tuple(f.strides[o] for o in order))
     if isinstance(f, Bounds):
-        return Bounds(tuple(f.limits[o] for o in order), f.cond)
+        starts = None if f.starts is None else tuple(f.starts[o] for o in order)
+        return Bounds(tuple(f.limits[o] for o in order), f.cond, starts)
     return None
 
 

@@ -58,17 +58,33 @@ def _mask_form(lw: Lowerer, mask: Value | None, rank: int) -> Bounds | None:
 
 
 def _dims(lw: Lowerer, shape: tuple[int, ...], ptr: Affine, mask: Bounds) -> list[Value]:
-    """Outer strides then extents, as wi scalars at the current region level."""
+    """Outer strides, extents, then (when the mask has lower bounds) starts, as wi scalars at the
+    current region level."""
     strides = [affine.value(lw, s, I32) for s in ptr.strides[:-1]]
     extents = [lim if lim is not None else lw.iconst(n) for lim, n in zip(mask.limits, shape)]
     if mask.cond is not None:  # a uniform false condition empties the block
         zero = lw.const(0, extents[0].type)
         extents[0] = lw.top.create(arith.SelectOp, [mask.cond, extents[0], zero], [extents[0].type]).result
-    return [*strides, *extents]
+    starts = [] if mask.starts is None else [s if s is not None else lw.iconst(0) for s in mask.starts]
+    return [*strides, *extents, *starts]
 
 
-def _feeds_dot(v: Value) -> bool:
-    return bool(v.uses) and all(u.NAME == "tile.dot" and i in (0, 1) for u, i in v.uses)
+def _start_attrs(mask: Bounds) -> dict[str, AttrValue]:
+    return {"starts": True} if mask.starts is not None else {}
+
+
+def _feeds_dot(v: Value, depth: int = 0) -> bool:
+    """Every use is a ``tile.dot`` operand, possibly through a transpose (Triton's attention
+    tutorial multiplies by ``desc_k.load(...).T``): the tile is stored in a private array anyway."""
+    if not v.uses:
+        return False
+    for u, i in v.uses:
+        if u.NAME == "tile.dot" and i in (0, 1):
+            continue
+        if u.NAME == "tile.permute" and depth == 0 and _feeds_dot(u.results[0], 1):
+            continue
+        return False
+    return True
 
 
 def try_block_load(lw: Lowerer, op: Operation) -> bool:
@@ -94,7 +110,7 @@ def try_block_load(lw: Lowerer, op: Operation) -> bool:
         )
         dims = _dims(lw, shape, ptr, mask)
     m = lw.new_mat(shape, elem)
-    lw.top.create(wi.BlockLoadOp, [m.priv, ptr.base, fill, *dims], [], {"shape": tuple(shape)})
+    lw.top.create(wi.BlockLoadOp, [m.priv, ptr.base, fill, *dims], [], {"shape": tuple(shape), **_start_attrs(mask)})
     lw.reps[res] = m
     return True
 
@@ -121,6 +137,6 @@ def try_block_store(lw: Lowerer, op: Operation) -> bool:
     lw.order_memory("store")
     with lw.at(lw.top):
         dims = _dims(lw, shape, ptr, mask)
-    attrs: dict[str, AttrValue] = {"shape": tuple(shape), **store_hints(op)}
+    attrs: dict[str, AttrValue] = {"shape": tuple(shape), **store_hints(op), **_start_attrs(mask)}
     lw.top.create(wi.BlockStoreOp, [value.priv, ptr.base, *dims], [], attrs)
     return True

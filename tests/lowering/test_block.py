@@ -235,3 +235,51 @@ def test_bf16_block_loads_against_interpreter(backend: str) -> None:
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-4)
     want = a_full[:, :k].float().numpy() @ b_full[:, :n].float().numpy() + 1.0 * 2.0 * (16 - k)  # masked k: others
     np.testing.assert_allclose(got[:, :n], want, rtol=1e-4, atol=1e-4)
+
+
+@kdsl.kernel
+def windowed_dot(a_ptr, b_ptr, c_ptr, R0, C0, RLO, RHI, CLO, CHI, M, N, K,
+                 BM: kl.constexpr, BN: kl.constexpr, BK: kl.constexpr):  # fmt: skip
+    """A dot whose operand rows/columns are valid only inside a window on both ends, as a tensor
+    descriptor checks them: the block copies carry lower bounds (``starts``)."""
+    rm = R0 + kl.arange(0, BM)
+    rk = C0 + kl.arange(0, BK)
+    rn = kl.arange(0, BN)
+    a_mask = (rm[:, None] >= RLO) & (rm[:, None] < RHI) & (rk[None, :] >= CLO) & (rk[None, :] < CHI)
+    a = kl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=a_mask, other=0.5)
+    b = kl.load(b_ptr + rk[:, None] * N + rn[None, :], mask=(rk[:, None] >= CLO) & (rk[:, None] < CHI), other=0.0)
+    c = kl.dot(a, b)
+    kl.store(c_ptr + rm[:, None] * N + rn[None, :], c, mask=(rm[:, None] >= RLO) & (rm[:, None] < RHI))
+
+
+@pytest.mark.parametrize("backend", _backends())
+@pytest.mark.parametrize(("r0", "c0", "rlo", "rhi", "clo", "chi"), [
+    (0, 0, 0, 40, 0, 24),      # everything valid
+    (4, 0, 6, 18, 3, 21),      # both ends cut inside the block
+    (8, 8, -5, 99, 10, 12),    # a narrow column window
+    (0, 0, 30, 40, 0, 24),     # no valid row
+])  # fmt: skip
+def test_lower_bounds_against_interpreter(backend: str, r0: int, c0: int, rlo: int, rhi: int, clo: int,
+                                          chi: int) -> None:  # fmt: skip
+    m, n, k = 40, 32, 24
+    rng = np.random.default_rng(r0 + c0 + rlo)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), 7.0, np.float32)
+    args: list[Any] = [a, b, c, r0, c0, rlo, rhi, clo, chi, m, n, k]
+    meta = {"BM": 16, "BN": 32, "BK": 16}
+    outs = {}
+    for be in ("interpreter", backend):
+        arrs = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
+        with kdsl.backend(be):
+            windowed_dot[(1,)](*arrs, **meta)
+        outs[be] = arrs[2]
+    np.testing.assert_allclose(outs[backend], outs["interpreter"], rtol=1e-5, atol=1e-5)
+
+
+def test_lower_bounds_become_block_starts() -> None:
+    mod = kdsl.compile_to_ir(windowed_dot, "*f32", "*f32", "*f32", *(["i32"] * 9), optimize=True, BM=16, BN=32, BK=16)
+    wmod = lower_to_wi(mod, "windowed_dot", Layout(1, 1, vector_width=16))
+    verify(wmod)
+    text = print_op(wmod)
+    assert text.count("starts = true") == 3 and "wi.gload" not in text and "wi.gstore" not in text

@@ -11,6 +11,7 @@ operand of ``wi.mma`` is stored panel-major (:mod:`kdsl.codegen.packing`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
@@ -54,10 +55,18 @@ class _Block:
         assert isinstance(pt, PointerType) and isinstance(mt, MemRefType) and isinstance(pt.pointee, ScalarType)
         self.e, self.mt = pt.pointee, mt
         dims = list(op.operands)[3 if self.load else 2 :]
-        self.stride = fr.index(dims[0].type, fr.v(dims[0])) if len(shape) == 2 else ir.Constant(I64, 0)
-        exts = dims[1:] if len(shape) == 2 else dims
-        self.er = _extent(fr, exts[0], self.rows) if len(shape) == 2 else ir.Constant(I32, 1)
+        rank = len(shape)
+        self.stride = fr.index(dims[0].type, fr.v(dims[0])) if rank == 2 else ir.Constant(I64, 0)
+        exts = dims[rank - 1 : 2 * rank - 1]
+        self.er = _extent(fr, exts[0], self.rows) if rank == 2 else ir.Constant(I32, 1)
         self.ec = _extent(fr, exts[-1], self.cols)
+        # lower bounds (tensor descriptors): rows before sr and columns before sc are invalid
+        starts = dims[2 * rank - 1 :] if op.attributes.get("starts", False) else []
+        self.sr: ir.Value | None = None
+        self.sc: ir.Value | None = None
+        if starts:
+            self.sr = _extent(fr, starts[0], self.rows) if rank == 2 else ir.Constant(I32, 0)
+            self.sc = _extent(fr, starts[-1], self.cols)
         # panel-major private array (the b of a wi.mma only): pw columns per panel
         self.pw = b_panel(op.operands[0]) if self.load and len(shape) == 2 else 0
         self.vw = _width(math.gcd(self.cols, self.pw) if self.pw else self.cols, self.e.itemsize, fr.vector_bytes)
@@ -101,26 +110,26 @@ def render_block(fr: FuncRenderer, op: Operation) -> None:
     """One ``wi.block_load`` or ``wi.block_store`` (see the module docstring)."""
     blk = _Block(fr, op)
     b = fr.b
-    full = b.icmp_signed("==", blk.ec, ir.Constant(I32, blk.cols))
+    full_cols = b.icmp_signed("==", blk.ec, ir.Constant(I32, blk.cols))
+    if blk.sc is not None:
+        full_cols = b.and_(full_cols, b.icmp_signed("==", blk.sc, ir.Constant(I32, 0)))
+
+    def one(c: ir.Value, carried: list[ir.Value], r: ir.Value) -> list[ir.Value]:
+        blk.move(r, c, 1)
+        return []
 
     def row(r: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
+        row_ok = b.icmp_signed(">=", r, blk.sr) if blk.sr is not None else None
+        full = full_cols if row_ok is None else b.and_(full_cols, row_ok)
         with b.if_else(full) as (whole, part):
             with whole:
                 for c in range(0, blk.cols, blk.vw):
                     blk.move(r, ir.Constant(I32, c), blk.vw)
             with part:
-
-                def one(c: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
-                    blk.move(r, c, 1)
-                    return []
-
-                loop(fr, ir.Constant(I32, 0), blk.ec, 1, [], one)
-                if blk.load and blk.pw:
-                    _fill_cols(fr, blk, r, blk.ec)
-                elif blk.load:
-                    lo = b.add(b.mul(r, ir.Constant(I32, blk.cols)), blk.ec)
-                    hi = b.add(b.mul(r, ir.Constant(I32, blk.cols)), ir.Constant(I32, blk.cols))
-                    _fill(fr, blk, lo, hi)
+                if row_ok is not None:
+                    _partial_window(fr, blk, r, row_ok, one)
+                else:
+                    _partial_prefix(fr, blk, r, one)
         return []
 
     loop(fr, ir.Constant(I32, 0), blk.er, 1, [], row)
@@ -133,6 +142,31 @@ def render_block(fr: FuncRenderer, op: Operation) -> None:
         loop(fr, blk.er, ir.Constant(I32, blk.rows), 1, [], past)
     elif blk.load:  # rows past the extent hold ``other``
         _fill(fr, blk, b.mul(blk.er, ir.Constant(I32, blk.cols)), ir.Constant(I32, blk.rows * blk.cols))
+
+
+Move = Callable[[ir.Value, list[ir.Value], ir.Value], list[ir.Value]]
+
+
+def _partial_prefix(fr: FuncRenderer, blk: _Block, r: ir.Value, one: Move) -> None:
+    """A partial row without lower bounds: columns ``0..ec`` move, a load fills the rest."""
+    b = fr.b
+    loop(fr, ir.Constant(I32, 0), blk.ec, 1, [], lambda c, cs: one(c, cs, r))
+    if blk.load and blk.pw:
+        _fill_cols(fr, blk, r, blk.ec)
+    elif blk.load:
+        lo = b.add(b.mul(r, ir.Constant(I32, blk.cols)), blk.ec)
+        hi = b.add(b.mul(r, ir.Constant(I32, blk.cols)), ir.Constant(I32, blk.cols))
+        _fill(fr, blk, lo, hi)
+
+
+def _partial_window(fr: FuncRenderer, blk: _Block, r: ir.Value, row_ok: ir.Value, one: Move) -> None:
+    """A row with lower bounds: a load fills it with ``other``, then the valid window
+    ``sc..ec`` of a valid row (``r >= sr``) moves."""
+    assert blk.sc is not None
+    if blk.load:
+        _fill_cols(fr, blk, r, ir.Constant(I32, 0))
+    with fr.b.if_then(row_ok):
+        loop(fr, blk.sc, blk.ec, 1, [], lambda c, cs: one(c, cs, r))
 
 
 def _fill(fr: FuncRenderer, blk: _Block, lo: ir.Value, hi: ir.Value) -> None:

@@ -107,8 +107,12 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit, helper: 
     mem, base = names[0], names[1]
     other = names[2] if load else ""
     dims = names[3:] if load else names[2:]
-    stride = dims[0] if len(shape) == 2 else "0"
-    ext_r, ext_c = (dims[1], dims[2]) if len(shape) == 2 else ("1", dims[0])
+    rank = len(shape)
+    stride = dims[0] if rank == 2 else "0"
+    exts = dims[rank - 1 : 2 * rank - 1]
+    starts = dims[2 * rank - 1 :] if op.attributes.get("starts", False) else []
+    ext_r, ext_c = (exts[0], exts[1]) if rank == 2 else ("1", exts[0])
+    st_r, st_c = ((starts[0], starts[1]) if rank == 2 else ("0", starts[0])) if starts else ("", "")
     pt, mt = op.base.type, op.operands[0].type
     assert isinstance(pt, PointerType) and isinstance(mt, MemRefType)
     p = f"bk{uid}_"
@@ -127,20 +131,29 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit, helper: 
     emit("{")
     emit(f"  const int {er} = {_clamp(ext_r, rows)};")
     emit(f"  const int {ec} = {_clamp(ext_c, cols)};")
+    sr, sc = p + "sr", p + "sc"
+    if starts:  # lower bounds (tensor descriptors): rows before sr / columns before sc are invalid
+        emit(f"  const int {sr} = {_clamp(st_r, rows)};")
+        emit(f"  const int {sc} = {_clamp(st_c, cols)};")
     emit(f"  for (int {r} = 0; {r} < {er}; {r} += 1) {{")
     emit(f"    {ct.reg(pt)} const {g} = {base} + (long){r} * {stride};")
     emit(f"    {ct.reg(mt.element)}* const {q} = {mem} + {r} * {row_len};")
     src, dst = (_Side(g, "global"), _Side(q, mt.space)) if load else (_Side(q, mt.space), _Side(g, "global"))
-    emit(f"    if ({ec} == {cols}) {{")
+    full = f"{ec} == {cols}" + (f" && {sc} == 0 && {r} >= {sr}" if starts else "")
+    emit(f"    if ({full}) {{")
     _copy_rows(vw, cols, elem, src, dst, (emit, helper), "      ", nt, off if load else lambda col: col)
     emit("    } else {")
     if load:
         at = f"({c} / {pw}) * {rows * pw} + {c} % {pw}" if pw else c
         one = _widen(helper, elem, 1, f"{g} + {c}") if elem.name in ("f16", "bf16") else f"{g}[{c}]"
-        emit(f"      for (int {c} = 0; {c} < {cols}; {c} += 1) {q}[{at}] = {c} < {ec} ? {one} : {other};")
+        valid = f"{r} >= {sr} && {c} >= {sc} && {c} < {ec}" if starts else f"{c} < {ec}"
+        emit(f"      for (int {c} = 0; {c} < {cols}; {c} += 1) {q}[{at}] = {valid} ? {one} : {other};")
     else:
         st = streaming.scalar(f"{q}[{c}]", f"{g} + {c}") if nt else f"{g}[{c}] = {q}[{c}];"
-        emit(f"      for (int {c} = 0; {c} < {ec}; {c} += 1) {st}")
+        if starts:
+            emit(f"      if ({r} >= {sr}) for (int {c} = {sc}; {c} < {ec}; {c} += 1) {st}")
+        else:
+            emit(f"      for (int {c} = 0; {c} < {ec}; {c} += 1) {st}")
     emit("    }")
     emit("  }")
     if load and pw:  # rows past the extent hold ``other``, in every panel

@@ -334,6 +334,8 @@ class BlockLoadOp(Operation):
     -- one ``extent`` operand per dimension, any integer type; an extent
     ``<= 0`` means no valid element, ``>=`` the size the whole dimension --
     and is ``other`` (the pointee type) otherwise, without touching memory.
+    With ``starts`` (tensor descriptors check both ends) one ``start`` operand per
+    dimension follows the extents: the valid range is ``start_d <= idx_d < extent_d``.
     Why an op: a renderer copies whole valid rows with vector loads
     (``vloadN``) and only a partial row element by element, where the
     per-element ``wi.gload`` form would be one scalar, guarded access each.
@@ -344,7 +346,7 @@ class BlockLoadOp(Operation):
     NAME = "wi.block_load"
     OPERANDS = ("dst", "base", "other", "*dims")
     RESULTS = ()
-    ATTRS = {"shape": tuple}
+    ATTRS = {"shape": tuple, "starts?": bool}
 
     def verify_(self) -> None:
         pt = self.base.type
@@ -357,13 +359,14 @@ class BlockStoreOp(Operation):
     """``wi.block_store %src, %base, %strides..., %extents... {shape}``: the converse of
     ``wi.block_load``: element ``(r, c)`` of the row-major private array ``src``
     is written to ``base + r * stride + c`` when ``r < extent_0`` and
-    ``c < extent_1``; other elements leave memory untouched. Optional
-    ``nontemporal``: the streaming-store hint of ``wi.gstore``."""
+    ``c < extent_1`` (and, with ``starts``, ``r >= start_0``, ``c >= start_1``); other
+    elements leave memory untouched. Optional ``nontemporal``: the streaming-store
+    hint of ``wi.gstore``."""
 
     NAME = "wi.block_store"
     OPERANDS = ("src", "base", "*dims")
     RESULTS = ()
-    ATTRS = {"shape": tuple, "nontemporal?": bool}
+    ATTRS = {"shape": tuple, "nontemporal?": bool, "starts?": bool}
 
     def verify_(self) -> None:
         pt = self.base.type
@@ -385,8 +388,10 @@ def _check_block(op: Operation, mem: object, elem: object) -> None:
     if t.size < n:
         raise op.error("memref smaller than the block")
     dims = list(op.operands)[3 if op.NAME == "wi.block_load" else 2:]
-    if len(dims) != 2 * len(shape) - 1:
-        raise op.error(f"expects {len(shape) - 1} stride(s) and {len(shape)} extent(s)")
+    starts = len(shape) if op.attributes.get("starts", False) else 0
+    if len(dims) != 2 * len(shape) - 1 + starts:
+        more = f" and {starts} start(s)" if starts else ""
+        raise op.error(f"expects {len(shape) - 1} stride(s), {len(shape)} extent(s){more}")
     for v in dims:
         require_int(op, v.type)
 
