@@ -138,6 +138,12 @@ def _vectorisable(t: Type) -> bool:
     return isinstance(t, ScalarType) and t.name in VECTOR_ELEMS
 
 
+def _storable(t: Type) -> bool:
+    """Element types whose vectors may only be moved and converted, never computed with: f16 lanes
+    go between f32 math and f16 private arrays (``p.to(tl.float16)`` before a dot)."""
+    return _vectorisable(t) or (isinstance(t, ScalarType) and t.name == "f16")
+
+
 @dataclass(eq=False)
 class _Vectorizer:
     """Builds the vector loop of one scalar loop (raises :class:`Reject` before touching the IR)."""
@@ -435,7 +441,9 @@ class _Vectorizer:
         self.set(op.result, V, self.clone(op, vals, VectorType(self.vw, _scalar(op.result.type))))
 
     def cast(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[0] not in (V, A, CA) or not _vectorisable(op.operand.type) or not _vectorisable(op.result.type):
+        src, dst = op.operand.type, op.result.type
+        narrow = {_scalar(src).name, _scalar(dst).name} == {"f16", "f32"} if _storable(src) and _storable(dst) else False
+        if kinds[0] not in (V, A, CA) or not (narrow or (_vectorisable(src) and _vectorisable(dst))):
             raise Reject
         self.set(op.result, V, self.clone(op, [self.vec(op.operand)], VectorType(self.vw, _scalar(op.result.type))))
 
@@ -487,14 +495,14 @@ class _Vectorizer:
         return [self.new[mask]]
 
     def load(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[1] not in (A, CA, CS) or not _vectorisable(op.result.type):
+        if kinds[1] not in (A, CA, CS) or not _storable(op.result.type):
             raise Reject
         t = VectorType(self.vw, _scalar(op.result.type))
         attrs: dict[str, AttrValue] = {"stride": self.strides[op.index]} if kinds[1] == CS else {}
         self.set(op.result, V, self.b.create(VLoadOp, [self.new[op.mem], self.new[op.index]], [t], attrs).result)
 
     def store(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[2] not in (A, CA) or kinds[1] != U or not _vectorisable(op.value.type):
+        if kinds[2] not in (A, CA) or kinds[1] != U or not _storable(op.value.type):
             raise Reject
         self.b.create(VStoreOp, [self.vec(op.value), self.new[op.mem], self.new[op.index]])
 

@@ -607,3 +607,53 @@ def test_vector_width_one_is_scalar(vbackend: str) -> None:
 def _extra(**fields: int) -> dict[str, Any]:
     """Launch options setting ``lower.<field>``."""
     return {f"lower.{k}": v for k, v in fields.items()}
+
+
+@kdsl.kernel
+def round_through_f16_dot(x_ptr, y_ptr, N: kl.constexpr):  # type: ignore[no-untyped-def]
+    """``p.to(float16)`` before a dot, as in Triton's attention tutorial: the cast loop stores f16
+    lanes into the dot's private array (vectorised); an identity matrix reads them back exactly."""
+    r = kl.arange(0, N)
+    x = kl.load(x_ptr + r[:, None] * N + r[None, :])
+    eye = kl.where(r[:, None] == r[None, :], 1.0, 0.0).to(kl.float16)
+    y = kl.dot(x.to(kl.float16), eye)
+    kl.store(y_ptr + r[:, None] * N + r[None, :], y)
+
+
+@kdsl.kernel
+def round_through_f16(x_ptr, y_ptr, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+    offs = kl.arange(0, BLOCK)
+    kl.store(y_ptr + offs, kl.load(x_ptr + offs).to(kl.float16).to(kl.float32))
+
+
+def _f16_cases(n: int, special: bool) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(n * n) * rng.choice([1e-6, 1e-3, 1.0, 1e3, 1e4], n * n)).astype(np.float32)
+    x[:4] = [65519.0, -65519.0, 2.0**-25, 3 * 2.0**-26]  # the largest that rounds down; subnormal ties
+    x[4] = 1 + 2.0**-11  # a tie to even
+    if special:
+        x[5:9] = [np.inf, -np.inf, 70000.0, np.nan]  # 70000 overflows to inf
+    return x
+
+
+@pytest.mark.parametrize("backend", [b for b in ("cpu", "opencl") if b in kdsl.available_backends()])
+def test_vectorised_f32_to_f16_rounding(backend: str) -> None:
+    """f16 lanes (``_storable``): rounded like numpy, NaN and infinities included."""
+    n = 16
+    x = _f16_cases(n, True)
+    y = np.zeros_like(x)
+    with kdsl.backend(backend):
+        round_through_f16[(1,)](x, y, BLOCK=n * n)
+        text = round_through_f16.warmup(x, y, BLOCK=n * n, grid=(1,)).asm["wi.mlir"]
+    assert "vector<16xf16>" in text
+    want = x.astype(np.float16).astype(np.float32)
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(want))
+    np.testing.assert_array_equal(np.nan_to_num(y), np.nan_to_num(want))
+    # into a dot's private f16 array (finite values: 0 * inf would be NaN in the identity dot)
+    x2 = _f16_cases(n, False).reshape(n, n)
+    y2 = np.zeros_like(x2)
+    with kdsl.backend(backend):
+        round_through_f16_dot[(1,)](x2, y2, N=n)
+        text = round_through_f16_dot.warmup(x2, y2, N=n, grid=(1,)).asm["wi.mlir"]
+    assert "vector<16xf16>" in text
+    np.testing.assert_array_equal(y2, x2.astype(np.float16).astype(np.float32))

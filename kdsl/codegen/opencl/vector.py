@@ -115,7 +115,7 @@ def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
         mask = a[0] if _elem(t).bitwidth == 32 else f"convert_long{_lanes(t)}({a[0]})"
         return f"select({a[2]}, {a[1]}, {mask})"
     if n == "arith.cast":
-        return _cast(op, a[0])
+        return _cast(r, op, a[0])
     if n == "arith.bitcast":  # same-width 32/64-bit lanes
         return f"as_{ct.reg(t)}({a[0]})"
     if n == "math.umulhi":
@@ -172,16 +172,38 @@ def _unary(n: str, t: Type, x: str, op: Operation) -> str:
     raise CompilationError(f"opencl: cannot render vector op '{n}'", op.loc)
 
 
-def _cast(op: Operation, x: str) -> str:
+def _cast(r: Renderer, op: Operation, x: str) -> str:
     s, d = _elem(op.operand.type), _elem(op.result.type)
     dt = ct.reg(op.result.type)
     if s == d:
+        return x
+    if d.name == "f16":  # f16 lanes are floats holding half values: round each lane to half
+        n = _lanes(op.result.type)
+        return f"{r.helper(f'kd_rh{n}', _round_half(n))}({x})"
+    if s.name == "f16":  # already floats
         return x
     if s.is_float and d.is_integer:
         return f"convert_{dt}_sat_rtz({x})"
     if s.is_integer and d.is_integer and s.bitwidth == d.bitwidth:
         return f"as_{dt}({x})"
     return f"convert_{dt}({x})"
+
+
+def _round_half(n: int) -> str:
+    """``kd_rhN``: ``kd_rh`` on N lanes -- ``vstore_halfN_rte``/``vload_halfN`` (core OpenCL C, no
+    ``cl_khr_fp16``), and NaN lanes as the scalar ``kd_f2h``/``kd_h2f`` pair leaves them (the low 13
+    mantissa bits cleared, a quiet bit kept so the value stays a NaN)."""
+    f, u = f"float{n}", f"uint{n}"
+    return (
+        f"inline {f} kd_rh{n}({f} x) {{\n"
+        f"  __private ushort h[{n}];  /* half storage: a half array needs cl_khr_fp16 */\n"
+        f"  vstore_half{n}_rte(x, 0, (__private half*)h);\n"
+        f"  const {f} y = vload_half{n}(0, (__private const half*)h);\n"
+        f"  {u} b = as_{u}(x) & ({u})0xffffe000u;\n"
+        f"  b |= select(({u})0u, ({u})0x2000u, as_{u}((b & ({u})0x7fe000u) == ({u})0u));\n"
+        f"  return select(y, as_{f}(b), isnan(x));\n"
+        f"}}\n"
+    )
 
 
 def _vreduce(r: Renderer, op: Operation, src: str, depth: int) -> None:
