@@ -140,7 +140,8 @@ def _vectorisable(t: Type) -> bool:
 
 def _storable(t: Type) -> bool:
     """Element types whose vectors may only be moved and converted, never computed with: f16 lanes
-    go between f32 math and f16 private arrays (``p.to(tl.float16)`` before a dot)."""
+    go between f32 math and f16 memory (``p.to(tl.float16)`` before a dot, fp16 rows of a
+    LayerNorm)."""
     return _vectorisable(t) or (isinstance(t, ScalarType) and t.name == "f16")
 
 
@@ -467,7 +468,7 @@ class _Vectorizer:
         self.set(op.result, V, self.clone(op, [self.vec(op.operand)], VectorType(self.vw, _scalar(dst))))
 
     def gload(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[0] != P or not _vectorisable(_pointee(op.ptr.type)):
+        if kinds[0] != P or not _storable(_pointee(op.ptr.type)):
             raise Reject
         operands = [self.new[op.ptr], *self._guard(op.mask, kinds[1:2])]
         if len(operands) > 1 and op.other is not None:
@@ -478,7 +479,7 @@ class _Vectorizer:
         self.set(op.result, V, self.b.create(GVLoadOp, operands, [t]).result)
 
     def gstore(self, op: Operation, kinds: list[str]) -> None:
-        if kinds[0] != P or not _vectorisable(_pointee(op.ptr.type)):
+        if kinds[0] != P or not _storable(_pointee(op.ptr.type)):
             raise Reject
         operands = [self.new[op.ptr], self.vec(op.value), *self._guard(op.mask, kinds[2:])]
         self.b.create(GVStoreOp, operands, [], dict(op.attributes))

@@ -657,3 +657,39 @@ def test_vectorised_f32_to_f16_rounding(backend: str) -> None:
         text = round_through_f16_dot.warmup(x2, y2, N=n, grid=(1,)).asm["wi.mlir"]
     assert "vector<16xf16>" in text
     np.testing.assert_array_equal(y2, x2.astype(np.float16).astype(np.float32))
+
+
+@kdsl.kernel
+def widen_and_narrow_f16(x_ptr, y_ptr, z_ptr, n, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+    offs = kl.arange(0, BLOCK)
+    v = kl.load(x_ptr + offs, mask=offs < n, other=0.0).to(kl.float32)
+    kl.store(y_ptr + offs, v, mask=offs < n)
+    kl.store(z_ptr + offs, (v * 3.0).to(kl.float16), mask=offs < n)
+
+
+@pytest.mark.parametrize("backend", [b for b in ("cpu", "opencl") if b in kdsl.available_backends()])
+def test_vectorised_f16_global_loads_and_stores(backend: str) -> None:
+    """fp16 rows in global memory move as vectors (OpenCL: ``kd_ldhN``/``kd_sthN``) with the
+    scalar path's results, NaN payloads and infinities included."""
+    n = 300
+    bits = np.random.default_rng(3).integers(0, 1 << 16, n).astype(np.uint16)
+    bits[:6] = [0x7C00, 0xFC00, 0x7E01, 0x7C01, 0xFD55, 0x0001]  # inf, -inf, NaN payloads, a subnormal
+    x = bits.view(np.float16)
+    y = np.zeros(n, np.float32)
+    z = np.zeros(n, np.float16)
+    with kdsl.backend(backend):
+        widen_and_narrow_f16[(1,)](x, y, z, n, BLOCK=512)
+        text = widen_and_narrow_f16.warmup(x, y, z, n, BLOCK=512, grid=(1,)).asm["wi.mlir"]
+    assert "wi.gvload" in text and "vector<16xf16>" in text
+    want = x.astype(np.float32)
+    finite = ~np.isnan(want)
+    np.testing.assert_array_equal(y[finite], want[finite])
+    if backend == "opencl":  # the payload rules of kd_h2f / kd_f2h (numpy's, bit for bit)
+        np.testing.assert_array_equal(y.view(np.uint32), want.view(np.uint32))
+    assert np.isnan(y[~finite]).all()
+    with np.errstate(over="ignore", invalid="ignore"):
+        z_want = (want * np.float32(3.0)).astype(np.float16)
+    np.testing.assert_array_equal(np.isnan(z), np.isnan(z_want))
+    np.testing.assert_array_equal(z[~np.isnan(z)], z_want[~np.isnan(z_want)])
+    if backend == "opencl":
+        np.testing.assert_array_equal(z.view(np.uint16), z_want.view(np.uint16))
