@@ -87,6 +87,17 @@ def _feeds_dot(v: Value, depth: int = 0) -> bool:
     return True
 
 
+_WIDE = ScalarType("f32")
+
+
+def _widens(v: Value, elem: ScalarType) -> bool:
+    """An f16/bf16 tile used only as direct operands of dots accumulating in f32 is copied into an
+    f32 array: the register-blocked ``wi.mma`` re-reads each element ``block_m``/``block_n`` times,
+    and widening once at the copy takes the conversions out of its inner loop."""
+    return elem.name in ("f16", "bf16") and all(
+        u.NAME == "tile.dot" and i in (0, 1) and u.results[0].type.scalar == _WIDE for u, i in v.uses)
+
+
 def try_block_load(lw: Lowerer, op: Operation) -> bool:
     """Lower ``op`` (a tile.load) as one ``wi.block_load`` when it qualifies (module doc)."""
     res = op.result
@@ -109,7 +120,7 @@ def try_block_load(lw: Lowerer, op: Operation) -> bool:
             else lw.const(0.0 if elem.is_float else 0, elem)
         )
         dims = _dims(lw, shape, ptr, mask)
-    m = lw.new_mat(shape, elem)
+    m = lw.new_mat(shape, _WIDE if _widens(res, elem) else elem)
     lw.top.create(wi.BlockLoadOp, [m.priv, ptr.base, fill, *dims], [], {"shape": tuple(shape), **_start_attrs(mask)})
     lw.reps[res] = m
     return True

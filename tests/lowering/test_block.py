@@ -50,6 +50,9 @@ def test_block_copies_replace_pointer_arrays() -> None:
     assert text.count("wi.block_load") == 2 and text.count("wi.block_store") == 1
     half = _wi_text(Layout(1, 1, vector_width=16), "*f16")  # fp16 operands (Triton's tutorial 03)
     assert half.count("wi.block_load") == 2 and "xptr<" not in half
+    # widened once at the copy (the dot accumulates in f32): f16 memory into f32 arrays
+    loads = [ln for ln in half.splitlines() if "wi.block_load" in ln]
+    assert all("xf32, private>, ptr<f16>" in ln for ln in loads)
     assert "xptr<" not in text  # no private array of pointers
     assert "wi.gload" not in text and "wi.gstore" not in text
 

@@ -71,6 +71,29 @@ class _Block:
         self.pw = b_panel(op.operands[0]) if self.load and len(shape) == 2 else 0
         self.vw = _width(math.gcd(self.cols, self.pw) if self.pw else self.cols, self.e.itemsize, fr.vector_bytes)
         self.align = self.e.itemsize
+        # a widening copy (f16/bf16 memory into an f32 array, for a dot that accumulates in f32)
+        de = mt.element
+        assert isinstance(de, ScalarType)
+        self.de, self.widen = de, self.load and de != self.e
+
+    def widened(self, x: ir.Value, width: int) -> ir.Value:
+        """Storage values of the source type as the destination's floats."""
+        b = self.fr.b
+        ft = reg(self.de) if width == 1 else ir.VectorType(reg(self.de), width)
+        if self.e.name == "bf16":  # i16 patterns: the high half of an f32
+            it = I32 if width == 1 else ir.VectorType(I32, width)
+            bits = b.zext(x, it)
+            sixteen = ir.Constant(I32, 16) if width == 1 else ir.Constant(it, [16] * width)
+            return b.bitcast(b.shl(bits, sixteen), ft)
+        return b.fpext(x, ft)
+
+    def fill_value(self) -> ir.Value:
+        """``other`` as the destination array stores it."""
+        fr = self.fr
+        other = fr.v(self.op.operands[2])
+        if not self.widen:
+            return fr.to_mem(self.e, other)
+        return other if other.type == reg(self.de) else fr.b.fpext(other, reg(self.de))
 
     def flat(self, row: ir.Value, col: ir.Value) -> ir.Value:
         """Index of element (row, col) in the private array (row-major or panel-major)."""
@@ -98,7 +121,9 @@ class _Block:
         src, dst = (self.glob(row, col), self.priv(flat)) if self.load else (self.priv(flat), self.glob(row, col))
         t = storage(self.e) if width == 1 else ir.VectorType(storage(self.e), width)
         value = b.load(src, typ=t, align=self.align)
-        if self.load or not streaming.wanted(self.op):
+        if self.widen:
+            b.store(self.widened(value, width), dst, align=self.de.itemsize)
+        elif self.load or not streaming.wanted(self.op):
             b.store(value, dst, align=self.align)
         elif width == 1:
             streaming.mark(self.fr.module, b.store(value, dst, align=self.align))
@@ -170,11 +195,10 @@ def _partial_window(fr: FuncRenderer, blk: _Block, r: ir.Value, row_ok: ir.Value
 
 
 def _fill(fr: FuncRenderer, blk: _Block, lo: ir.Value, hi: ir.Value) -> None:
-    other = fr.to_mem(blk.e, fr.v(blk.op.operands[2]))
-    assert other.type == reg(blk.e) or other.type == storage(blk.e)
+    other = blk.fill_value()
 
     def body(i: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
-        fr.b.store(other, blk.priv(i), align=blk.align)
+        fr.b.store(other, blk.priv(i), align=blk.de.itemsize)
         return []
 
     loop(fr, lo, hi, 1, [], body)
@@ -182,10 +206,10 @@ def _fill(fr: FuncRenderer, blk: _Block, lo: ir.Value, hi: ir.Value) -> None:
 
 def _fill_cols(fr: FuncRenderer, blk: _Block, r: ir.Value, lo: ir.Value) -> None:
     """Columns ``lo..cols`` of row ``r`` hold ``other`` (any layout)."""
-    other = fr.to_mem(blk.e, fr.v(blk.op.operands[2]))
+    other = blk.fill_value()
 
     def body(c: ir.Value, _: list[ir.Value]) -> list[ir.Value]:
-        fr.b.store(other, blk.priv(blk.flat(r, c)), align=blk.align)
+        fr.b.store(other, blk.priv(blk.flat(r, c)), align=blk.de.itemsize)
         return []
 
     loop(fr, lo, ir.Constant(I32, blk.cols), 1, [], body)

@@ -126,7 +126,7 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit, helper: 
         return (col // pw) * rows * pw + col % pw if pw else col
 
     nt = not load and bool(op.attributes.get("nontemporal", False))
-    elem = mt.element
+    elem = pt.pointee if load else mt.element  # a widening load keeps f16/bf16 as its source
     assert isinstance(elem, ScalarType)
     emit("{")
     emit(f"  const int {er} = {_clamp(ext_r, rows)};")

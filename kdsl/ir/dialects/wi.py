@@ -334,6 +334,8 @@ class BlockLoadOp(Operation):
     -- one ``extent`` operand per dimension, any integer type; an extent
     ``<= 0`` means no valid element, ``>=`` the size the whole dimension --
     and is ``other`` (the pointee type) otherwise, without touching memory.
+    An f16/bf16 block may land in an f32 array (widened on the way: a dot accumulating in
+    f32 then multiplies f32 arrays, converting each element once instead of at every use).
     With ``starts`` (tensor descriptors check both ends) one ``start`` operand per
     dimension follows the extents: the valid range is ``start_d <= idx_d < extent_d``.
     Why an op: a renderer copies whole valid rows with vector loads
@@ -352,7 +354,9 @@ class BlockLoadOp(Operation):
         pt = self.base.type
         if not isinstance(pt, PointerType) or self.other.type != pt.pointee:
             raise self.error("base must be a scalar pointer and other its pointee type")
-        _check_block(self, self.dst, pt.pointee)
+        dst = getattr(self.dst.type, "element", None)
+        widening = isinstance(pt.pointee, ScalarType) and pt.pointee.name in ("f16", "bf16") and dst == ScalarType("f32")
+        _check_block(self, self.dst, dst if widening else pt.pointee)
 
 
 class BlockStoreOp(Operation):
