@@ -263,9 +263,7 @@ class Lowerer:
         b.loc = self.top.loc
         slot = block.args[0]
         with self.at(b):
-            chunk_i = self.idiv(slot, lay.chunk)
-            lane = self.irem(slot, lay.chunk)
-            flat = self.iadd(self.imul(self.iadd(self.imul(chunk_i, lay.num_threads), self.tid), lay.chunk), lane)
+            flat = self.owned_flat(slot)
             if not lay.exact(n):
                 cond = self.icmp("lt", flat, self.iconst(n))
                 guard = b.create(scf.IfOp, [cond], [], regions=[Region([Block()]), Region([Block()])])
@@ -276,6 +274,13 @@ class Lowerer:
                 b.loc = self.top.loc
         self.nest = Nest(n, loop, b, flat, slot)
         return self.nest
+
+    def owned_flat(self, slot: Value) -> Value:
+        """The flat index of this work-item's element in private-array ``slot`` (the blocked
+        layout, ``layout.py``), emitted at ``eb``."""
+        lay = self.layout
+        chunk_i, lane = self.idiv(slot, lay.chunk), self.irem(slot, lay.chunk)
+        return self.iadd(self.imul(self.iadd(self.imul(chunk_i, lay.num_threads), self.tid), lay.chunk), lane)
 
     def index_for(self, shape: tuple[int, ...]) -> Index:
         nest = self.nest

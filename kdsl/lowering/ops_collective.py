@@ -156,9 +156,7 @@ def _reduce_owned(lw: Lowerer, op: Operation, reps: list[Rep], n: int) -> list[V
     lw.close_nest()
 
     def own(slot: Value) -> Index:
-        chunk_i, lane = lw.idiv(slot, lay.chunk), lw.irem(slot, lay.chunk)
-        flat = lw.iadd(lw.imul(lw.iadd(lw.imul(chunk_i, lay.num_threads), lw.tid), lay.chunk), lane)
-        return Index(lw, shape, flat=flat, slot=slot)
+        return Index(lw, shape, flat=lw.owned_flat(slot), slot=slot)
 
     with lw.at(lw.top):
         first = [lw.elem(x, own(lw.iconst(0))) for x in reps]
