@@ -18,7 +18,7 @@ import llvmlite.ir as ir
 
 from kdsl.codegen.llvm import streaming
 from kdsl.codegen.llvm.dot import loop
-from kdsl.codegen.llvm.types import I32, I64, memref, reg, storage
+from kdsl.codegen.llvm.types import I32, I64, bf16_to_f32, memref, reg, storage
 from kdsl.codegen.packing import b_panel
 from kdsl.ir.core import Operation, Value
 from kdsl.ir.types import MemRefType, PointerType, ScalarType
@@ -79,13 +79,9 @@ class _Block:
     def widened(self, x: ir.Value, width: int) -> ir.Value:
         """Storage values of the source type as the destination's floats."""
         b = self.fr.b
-        ft = reg(self.de) if width == 1 else ir.VectorType(reg(self.de), width)
-        if self.e.name == "bf16":  # i16 patterns: the high half of an f32
-            it = I32 if width == 1 else ir.VectorType(I32, width)
-            bits = b.zext(x, it)
-            sixteen = ir.Constant(I32, 16) if width == 1 else ir.Constant(it, [16] * width)
-            return b.bitcast(b.shl(bits, sixteen), ft)
-        return b.fpext(x, ft)
+        if self.e.name == "bf16":
+            return bf16_to_f32(b, x)
+        return b.fpext(x, reg(self.de) if width == 1 else ir.VectorType(reg(self.de), width))
 
     def fill_value(self) -> ir.Value:
         """``other`` as the destination array stores it."""

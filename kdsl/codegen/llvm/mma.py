@@ -13,7 +13,7 @@ import llvmlite.ir as ir
 
 from kdsl.codegen.llvm import scalar as sc
 from kdsl.codegen.llvm.dot import _fmuladd, _memref, loop
-from kdsl.codegen.llvm.types import I32, I64, reg, storage
+from kdsl.codegen.llvm.types import I32, I64, bf16_to_f32, reg, storage
 from kdsl.codegen.packing import b_panel
 from kdsl.ir.core import Operation, Value
 from kdsl.ir.types import MemRefType, ScalarType
@@ -95,9 +95,7 @@ class _Mma:
         else:
             p = self.ptr(self.op.b, self.b_t, kk, self.n, b.add(j0, ir.Constant(I32, v * vw)))
         if e.name == "bf16":  # i16 patterns -> float lanes
-            raw = b.load(p, typ=ir.VectorType(storage(e), vw), align=2)
-            wide = b.shl(b.zext(raw, ir.VectorType(I32, vw)), ir.Constant(ir.VectorType(I32, vw), [16] * vw))
-            x = b.bitcast(wide, ir.VectorType(ir.FloatType(), vw))
+            x = bf16_to_f32(b, b.load(p, typ=ir.VectorType(storage(e), vw), align=2))
         else:
             x = b.load(p, typ=ir.VectorType(reg(e), vw), align=e.itemsize)
         return x if x.type == self.vt else b.fpext(x, self.vt)

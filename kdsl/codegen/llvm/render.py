@@ -34,7 +34,7 @@ from kdsl.codegen.llvm import scalar as sc
 from kdsl.codegen.llvm import vector as vec
 from kdsl.codegen.llvm.atomics import atomic_cas, atomic_rmw
 from kdsl.codegen.llvm.block import render_block
-from kdsl.codegen.llvm.types import I8, I32, I64, PTR, VOID, const, external, memref, reg, storage
+from kdsl.codegen.llvm.types import I8, I32, I64, PTR, VOID, bf16_to_f32, const, external, memref, reg, storage
 from kdsl.errors import CompilationError
 from kdsl.ir.core import Block, Operation, Value
 from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type
@@ -271,8 +271,7 @@ class FuncRenderer:
         if e.name == "i1":
             return self.b.icmp_unsigned("!=", raw, ir.Constant(I8, 0))
         if e.name == "bf16":
-            wide = self.b.shl(self.b.zext(raw, I32), ir.Constant(I32, 16))
-            return self.b.bitcast(wide, ir.FloatType())
+            return bf16_to_f32(self.b, raw)
         return raw
 
     def to_mem(self, e: ScalarType | PointerType, x: ir.Value) -> ir.Value:

@@ -141,3 +141,16 @@ def unsigned_to_float(b: ir.IRBuilder, x: ir.Value, dt: ir.Type) -> ir.Value:
     two = ir.Constant(dt, [2.0] * n) if n else ir.Constant(fl, 2.0)
     big = b.fmul(b.sitofp(half, dt), two)
     return b.select(b.icmp_signed("<", x, c(0)), big, b.sitofp(x, dt))
+
+
+def bf16_to_f32(b: ir.IRBuilder, raw: ir.Value) -> ir.Value:
+    """bf16 bit patterns (``i16``, or a vector of them) as the f32 values they are: the high
+    half of an f32 -- widen, shift left by 16, reinterpret."""
+    if isinstance(raw.type, ir.VectorType):
+        n = raw.type.count
+        it: ir.Type = ir.VectorType(I32, n)
+        sixteen = ir.Constant(it, [16] * n)
+        ft: ir.Type = ir.VectorType(F32, n)
+    else:
+        it, sixteen, ft = I32, ir.Constant(I32, 16), F32
+    return b.bitcast(b.shl(b.zext(raw, it), sixteen), ft)
