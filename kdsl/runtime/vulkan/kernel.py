@@ -138,9 +138,13 @@ class VulkanKernel:
         if passes + sum(loop.extra_passes(grid, args) for loop in loops) <= budget:
             return None
         if self._spread_kernel is None:
-            self._spread_kernel = build()
-            self._spread_kernel.profile = self.profile
+            self._spread_kernel = self._adopt(build())
         return self._spread_kernel
+
+    def _adopt(self, variant: VulkanKernel) -> VulkanKernel:
+        """A variant built on first need (``safe_kernel``, ``spread_when``) profiles like this one."""
+        variant.profile = self.profile
+        return variant
 
     # --- launch -----------------------------------------------------------------------------
     def launch(self, grid: tuple[int, int, int], args: Sequence[Any]) -> None:
@@ -200,8 +204,7 @@ class VulkanKernel:
         """The variant for aliased arguments (every load of a tile before its stores), built on first need."""
         if self._safe is None:
             assert self._safe_factory is not None
-            self._safe = self._safe_factory()
-            self._safe.profile = self.profile
+            self._safe = self._adopt(self._safe_factory())
         return self._safe
 
     def _goes_async(self, args: Sequence[Any]) -> bool:
