@@ -131,8 +131,9 @@ def version_function(func: Operation, max_ops: int) -> bool:
     fast = Block()
     mapping = IRMapping()
     identity = {id(w.op): w.value for w in wraps}
+    in_rest = {id(op) for op in rest}
     for w in wraps:
-        if w.op.parent is block and id(w.op) not in {id(op) for op in rest}:
+        if id(w.op) not in in_rest:
             mapping.map(w.op.result, w.value)  # a wrap before the split: its uses in the copy
     for op in rest:
         if id(op) in identity:
