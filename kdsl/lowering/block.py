@@ -91,12 +91,19 @@ def _feeds_dot(v: Value, depth: int = 0) -> bool:
 _WIDE = ScalarType("f32")
 
 
-def _widens(v: Value, elem: ScalarType) -> bool:
-    """An f16/bf16 tile used only as direct operands of dots accumulating in f32 is copied into an
-    f32 array: the register-blocked ``wi.mma`` re-reads each element ``block_m``/``block_n`` times,
-    and widening once at the copy takes the conversions out of its inner loop."""
-    return elem.name in ("f16", "bf16") and all(
-        u.NAME == "tile.dot" and i in (0, 1) and u.results[0].type.scalar == _WIDE for u, i in v.uses)
+def _widens(v: Value, elem: ScalarType, depth: int = 0) -> bool:
+    """An f16/bf16 tile used only as operands of dots accumulating in f32 (directly or through one
+    transpose, as ``_feeds_dot``) is copied into an f32 array: the register-blocked ``wi.mma``
+    re-reads each element ``block_m``/``block_n`` times, and widening once at the copy takes the
+    conversions out of its inner loop."""
+    if elem.name not in ("f16", "bf16"):
+        return False
+    for u, i in v.uses:
+        if u.NAME == "tile.permute" and depth == 0 and _widens(u.results[0], elem, 1):
+            continue
+        if not (u.NAME == "tile.dot" and i in (0, 1) and u.results[0].type.scalar == _WIDE):
+            return False
+    return True
 
 
 def try_block_load(lw: Lowerer, op: Operation) -> bool:

@@ -96,7 +96,10 @@ def lower_reduce(lw: Lowerer, op: Operation) -> None:
         for m, v in zip(mats, reduce_at(idx.dims())):
             lw.put(m, idx, v)
 
-    lw.elementwise(out_shape, [], body)
+    # a row reduction's element loop holds the reduction loop, so the vectoriser leaves it scalar:
+    # with vectors, other ops of the same shape get a loop of their own (alone) that it can vectorise
+    alone = n > 1 and lw.layout.vector_width > 1 and lw.layout.num_threads == 1
+    lw.elementwise(out_shape, [], body, alone=alone)
     for res, m in zip(op.results, mats):
         lw.reps[res] = m
 
@@ -277,13 +280,30 @@ def _mma_blocking(lw: Lowerer, op: Operation) -> dict[str, int] | None:
     while vw * 2 <= lay.vector_width and n % (vw * 2) == 0:
         vw *= 2
     bn = _divisor_at_most(n, max(lay.dot_block_n, vw), vw)
-    bm = _divisor_at_most(m, lay.dot_block_m)
+    rows = lay.dot_block_m
+    if bn < lay.dot_block_n:  # n is narrower than the block: as many accumulators in more rows
+        rows = rows * lay.dot_block_n // bn
+    bm = _divisor_at_most(m, rows)
     return {"m": m, "n": n, "k": k, "block_m": bm, "block_n": bn, "vector_width": vw}
 
 
+def _mma_operand(lw: Lowerer, v: Value, acc_e: ScalarType) -> Mat:
+    """``v`` in a private array. A computed f16/bf16 operand of an f32-accumulating dot (attention's
+    ``p.to(f16)``) is stored widened to f32 -- exactly the values the micro-kernel would widen at
+    every one of its ``block_m``/``block_n`` re-reads, converted once instead."""
+    rep = lw.rep(v)
+    if isinstance(rep, Mat) or acc_e.name != "f32" or not isinstance(rep.elem, ScalarType) \
+            or rep.elem.name not in ("f16", "bf16"):
+        return lw.materialise(rep)
+    m = lw.new_mat(rep.shape, acc_e)
+    lw.elementwise(rep.shape, [rep], lambda idx: lw.put(m, idx, lw.emit(arith.CastOp, [lw.elem(rep, idx)], acc_e)))
+    return m
+
+
 def _lower_mma(lw: Lowerer, op: Operation, blocking: dict[str, int]) -> None:
-    a = lw.materialise(lw.rep(op.a))
-    b = lw.materialise(lw.rep(op.b))
+    acc_e = op.acc.type.scalar
+    a = _mma_operand(lw, op.a, acc_e)
+    b = _mma_operand(lw, op.b, acc_e)
     out = dot_in_place(lw, op.acc)
     init: list[Value] = []
     if out is None:

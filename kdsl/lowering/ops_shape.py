@@ -90,7 +90,8 @@ def _remap(lw: Lowerer, res: Value, src: Rep, fn_idx: object, identity: bool, ex
     def fn(idx: Index) -> Value:
         return lw.elem(src, fn_idx(idx))
 
-    lw.define(res, Lazy(res.type.shape, res.type.scalar, fn, leaves_of(src, identity), cost_of(src) + extra, form))
+    # the source's element type: a widened block copy (lowering/block.py _widens) stays f32 through a transpose
+    lw.define(res, Lazy(res.type.shape, src.elem, fn, leaves_of(src, identity), cost_of(src) + extra, form))
 
 
 def _scalar_or_rep(lw: Lowerer, v: Value) -> Rep:
