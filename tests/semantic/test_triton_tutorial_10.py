@@ -295,7 +295,7 @@ def lavapipe_cannot_fit(request: pytest.FixtureRequest, backend: str) -> None:
     """The vulkan backend (lavapipe) cannot run this kernel at any tile size its scale layout
     allows (BLOCK_M, BLOCK_N multiples of 128): one invocation per program would make millions
     of loop passes (lavapipe cuts loops after 65,535), and a work-group keeps the dot's decoded
-    f32 operands (and the fp4 nibbles the unpacking interleaves) in shared memory, 186 KB at the
+    f32 operands (and the fp4 nibbles the unpacking interleaves) in shared memory, 172 KB at the
     smallest tiles against lavapipe's 32 KB. The kernel then stops with a CompilationError that
     names it; the unit tests in test_dot_scaled.py cover nvfp4/MX decoding on vulkan."""
     if backend == "vulkan":
