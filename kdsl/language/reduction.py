@@ -177,8 +177,11 @@ def dot_scaled(
 
     ``*_format``: ``"e2m1"`` (fp4, two per uint8, first element in the low nibble, packed along
     K unless ``*_k_pack=False``), ``"e4m3"``/``"e5m2"`` (fp8 as uint8), ``"bf16"``, ``"fp16"``.
-    ``lhs_scale`` (M, K/32) and ``rhs_scale`` (N, K/32) are e8m0 exponents as uint8 (``2**(s-127)``
-    per 32 elements of K) or ``None``. Decoding and scaling are exact; the product is ``kl.dot``'s.
+    ``lhs_scale`` (M, K/G) and ``rhs_scale`` (N, K/G), or ``None``: one scale per G elements of
+    K, G = 16 or 32 as the scales' shapes say (Triton's rule: ``K // scale.shape[-1]``, the same
+    for both). uint8 scales are e8m0 exponents (``2**(s-127)``, the MX formats); float scales are
+    their values (nvfp4: ``float8e4nv``, G = 16). Decoding and scaling are exact; the product is
+    ``kl.dot``'s.
     """
     from kdsl.ir.types import f32
 

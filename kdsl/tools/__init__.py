@@ -1,1 +1,1 @@
-"""Host-side helpers mirroring ``triton.tools`` (``kdsl.tools.tensor_descriptor``)."""
+"""Host-side helpers mirroring ``triton.tools`` (``kdsl.tools.tensor_descriptor``, ``kdsl.tools.mxfp``)."""

@@ -49,9 +49,7 @@ class TensorDescriptor:
     @staticmethod
     def from_tensor(tensor: Any, block_shape: list[int], padding: str = "zero") -> TensorDescriptor:
         """A descriptor of the whole of ``tensor`` (its shape and element strides)."""
-        itemsize = tensor.dtype.itemsize
-        strides = [s // itemsize for s in _byte_strides(tensor)]
-        return TensorDescriptor(tensor, list(tensor.shape), strides, list(block_shape), padding)
+        return TensorDescriptor(tensor, list(tensor.shape), _element_strides(tensor), list(block_shape), padding)
 
     def launch_key(self, argkey: Any) -> tuple[Any, ...]:
         """The launch fast path's key: each field's own key plus the static parts."""
@@ -59,10 +57,15 @@ class TensorDescriptor:
                 tuple(argkey(s) for s in self.strides), tuple(self.block_shape), self.padding)
 
 
-def _byte_strides(tensor: Any) -> tuple[int, ...]:
+def _element_strides(tensor: Any) -> list[int]:
+    """Strides in elements: torch's ``stride()`` gives them directly (also for float8 tensors,
+    which numpy cannot view); numpy-like arrays give bytes."""
+    stride = getattr(tensor, "stride", None)
+    if callable(stride):
+        return [int(s) for s in stride()]
     strides = getattr(tensor, "strides", None)
-    if strides is not None and not callable(strides):
-        return tuple(int(s) for s in strides)
-    import numpy as np
+    if strides is None:
+        import numpy as np
 
-    return tuple(int(s) for s in np.asarray(tensor).strides)
+        strides = np.asarray(tensor).strides
+    return [int(s) // tensor.dtype.itemsize for s in strides]

@@ -178,8 +178,9 @@ print(y)
 #
 # The OCP MX formats store weights in 4 or 8 bits with one shared power-of-two scale (an e8m0 byte)
 # per 32 values. `kl.dot_scaled` takes the raw bytes — two fp4 (e2m1) values per byte — and the scale
-# bytes, decodes them exactly to f32 and runs the ordinary `kl.dot`. Below, a weight matrix is
-# quantised to mxfp4 in numpy and multiplied in a kernel.
+# bytes, decodes them exactly to f32 and runs the ordinary `kl.dot`. NVIDIA's nvfp4 differs only in
+# its scales: one `float8e4nv` value per 16 fp4 values (the scale tile's shape and dtype say which).
+# Below, a weight matrix is quantised to mxfp4 in numpy and multiplied in a kernel.
 
 # %%
 E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], np.float32)  # the 8 magnitudes of e2m1
