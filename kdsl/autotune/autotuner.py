@@ -146,8 +146,7 @@ class Autotuner(KernelWrapper):
         meta = config.all_kwargs()
         if config.pre_hook is not None:
             config.pre_hook({**named, **meta})
-        self.fn[grid](*args, **kwargs, **meta)
-        return None
+        return self.fn[grid](*args, **kwargs, **meta)
 
     def warmup(self, *args: Any, grid: Any = None, **kwargs: Any) -> list[Any]:
         """Compile every (pruned) config for these arguments without running any: Triton's

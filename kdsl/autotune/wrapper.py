@@ -26,9 +26,9 @@ class KernelWrapper:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
 
-    def __getitem__(self, grid: Any) -> Callable[..., None]:
-        def launcher(*args: Any, **kwargs: Any) -> None:
-            self.run(*args, grid=grid, **kwargs)
+    def __getitem__(self, grid: Any) -> Callable[..., Any]:
+        def launcher(*args: Any, **kwargs: Any) -> Any:
+            return self.run(*args, grid=grid, **kwargs)
 
         return launcher
 

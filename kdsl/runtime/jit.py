@@ -121,11 +121,11 @@ class KernelFunction:
             "a kernel is launched as kernel[grid](...) or called from another kernel", None, self.__name__
         )
 
-    def __getitem__(self, grid: Any) -> Callable[..., None]:
+    def __getitem__(self, grid: Any) -> Callable[..., Any]:
         run = self.run
 
-        def launcher(*args: Any, **kwargs: Any) -> None:
-            run(*args, grid=grid, **kwargs)
+        def launcher(*args: Any, **kwargs: Any) -> Any:
+            return run(*args, grid=grid, **kwargs)
 
         return launcher
 
@@ -167,11 +167,11 @@ class KernelFunction:
         launch = launcher.call
         if type(grid) is tuple and len(grid) == 1 and type(grid[0]) is int and 0 < grid[0] <= MAX_GRID_DIM:
             launch((grid[0], 1, 1), values)
-            return None
+            return launcher.handle
         grid3 = argmod.normalize_grid(grid, dict(zip(self.arg_names, values)), self.__name__)
         if 0 not in grid3:
             launch(grid3, values)
-        return None
+        return launcher.handle
 
     def add_pre_run_hook(self, hook: Callable[..., Any]) -> None:
         """Call ``hook(*args, **kwargs)`` with a launch's arguments before every launch (Triton's
@@ -198,8 +198,12 @@ class KernelFunction:
         compiled = self._compiled(backend, specs, options, debug, sanitize)
         return WarmedKernel(self, compiled, specs, options, backend.name, debug)
 
-    def _run_slow(self, args: Sequence[Any], kwargs: dict[str, Any], grid: Any, key: Any = None) -> None:
-        """The fully checked launch: errors, compilation, and building the fast launcher."""
+    def _run_slow(self, args: Sequence[Any], kwargs: dict[str, Any], grid: Any, key: Any = None) -> WarmedKernel:
+        """The fully checked launch: errors, compilation, and building the fast launcher. Returns the
+        compiled kernel's handle (a :class:`~kdsl.runtime.warmup.WarmedKernel`: ``asm``, ``metadata``,
+        ``n_regs``...), as Triton's launch returns its ``CompiledKernel``."""
+        from kdsl.runtime.warmup import WarmedKernel
+
         binding = argmod.bind(self.signature, args, dict(kwargs), self.__name__, self.constexpr_names)
         grid3 = argmod.normalize_grid(grid, dict(binding.values), self.__name__)
         backend = resolve_backend()
@@ -212,15 +216,17 @@ class KernelFunction:
                 check_backend(arr, backend.name, name, self.__name__)
         options = launch_options(binding.options, self.__name__)
         sanitize = self.sanitize if self.sanitize is not None else sanitize_enabled()
-        compiled = self._compiled(backend, specs, options, self._debug(binding.options), sanitize)
+        debug = self._debug(binding.options)
+        compiled = self._compiled(backend, specs, options, debug, sanitize)
         launch = Launcher(compiled.kernel, argmod.launch_leaves(specs), values, compiled.written, self.__name__,
                           compiled.sanitize)
+        launch.handle = WarmedKernel(self, compiled, specs, options, backend.name, debug)
         if key is not None and self._global_snapshot_fresh():
             # compiled matches the globals as they are now: file it under their id
             self._launchers[(key[0], self._globals_id, *key[2:])] = launch
-        if 0 in grid3:
-            return
-        launch(grid3, values)
+        if 0 not in grid3:
+            launch(grid3, values)
+        return launch.handle
 
     def _compiled(
         self, backend: Backend, specs: list[ParamSpec], options: LaunchOptions, debug: bool, sanitize: bool = False

@@ -159,7 +159,7 @@ class Launcher:
     and applies the few conversions inline (e.g. ``v[2]._host``) -- no loops.
     """
 
-    __slots__ = ("call", "kernel")
+    __slots__ = ("call", "handle", "kernel")
 
     def __init__(
         self,
@@ -174,6 +174,8 @@ class Launcher:
         (:func:`kdsl.runtime.args.launch_leaves`: ``(3, "", "x")`` for a plain parameter,
         ``(3, ".shape[0]", "desc.shape[0]")`` for a field of a structured one)."""
         self.kernel = kernel
+        # what the launch returns (Triton's ``kernel[grid](...)`` gives its CompiledKernel); set by the JIT
+        self.handle: Any = None
         namespace: dict[str, Any] = {"_launch": kernel.launch}
         exprs = [f"v[{i}]{acc}" for i, acc, _ in leaves]
         items = []

@@ -150,6 +150,9 @@ class WarmedKernel:
 
     n_spills: int = 0
 
+    def __repr__(self) -> str:
+        return f"<kdsl compiled kernel {self.name} ({self.backend})>"
+
     def _init_handles(self) -> None:
         """Triton loads the binary lazily here; kdsl's kernel is loaded already."""
 

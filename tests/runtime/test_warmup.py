@@ -31,6 +31,23 @@ def test_warmup_compiles_without_running(backend: str) -> None:
     np.testing.assert_array_equal(x, np.arange(16) - 15)
 
 
+def test_launch_returns_the_compiled_kernel(backend: str) -> None:
+    """Triton's ``kernel[grid](...)`` returns its CompiledKernel (its unit tests read
+    ``pgm.asm[...]`` from it): the same handle for every launch of a specialisation, also through
+    the autotuner, and also when the grid is empty."""
+    x = np.arange(16, dtype=np.float32)
+    first = shift_kernel[(1,)](x, 16, BLOCK=16)
+    assert first is not None and first.name == "shift_kernel" and "tile.func" in first.asm["ttir"]
+    assert shift_kernel[(1,)](x, 16, BLOCK=16) is first  # the warm path hands back the same handle
+    assert shift_kernel[(0,)](x, 16, BLOCK=16) is first  # nothing runs, the kernel is still compiled
+    np.testing.assert_array_equal(x, np.arange(16) - 15)
+    other = shift_kernel[(1,)](np.zeros(8, np.float32), 8, BLOCK=8)
+    assert other is not first and other.name == "shift_kernel"
+    tuned = kdsl.autotune(configs=[kdsl.Config({"BLOCK": 16})], key=["n"])(shift_kernel)
+    handle = tuned[(1,)](np.zeros(16, np.float32), 16)
+    assert handle is not None and handle.metadata.name == "shift_kernel" and repr(handle).startswith("<kdsl compiled")
+
+
 def test_warmup_backend_code(backend: str) -> None:
     """Each device backend's own output is in ``asm``: OpenCL C, LLVM IR, SPIR-V."""
     stage = {"opencl": "kernel.cl", "cpu": "llir", "vulkan": "spirv", "interpreter": "ttgir"}[backend]
