@@ -220,13 +220,13 @@ class KernelFunction:
         compiled = self._compiled(backend, specs, options, debug, sanitize)
         launch = Launcher(compiled.kernel, argmod.launch_leaves(specs), values, compiled.written, self.__name__,
                           compiled.sanitize)
-        launch.handle = WarmedKernel(self, compiled, specs, options, backend.name, debug)
+        handle = launch.handle = WarmedKernel(self, compiled, specs, options, backend.name, debug)
         if key is not None and self._global_snapshot_fresh():
             # compiled matches the globals as they are now: file it under their id
             self._launchers[(key[0], self._globals_id, *key[2:])] = launch
         if 0 not in grid3:
             launch(grid3, values)
-        return launch.handle
+        return handle
 
     def _compiled(
         self, backend: Backend, specs: list[ParamSpec], options: LaunchOptions, debug: bool, sanitize: bool = False
