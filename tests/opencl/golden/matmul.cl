@@ -99,7 +99,7 @@ __kernel void matmul_kernel(
       for (int bk40_c = bk40_er * 32; bk40_c < 1024; bk40_c += 1) v4[bk40_c] = 0.0f;
     }
     for (int mm41_j = 0; mm41_j < 32; mm41_j += 32) {
-      for (int mm41_i = 0; mm41_i < 32; mm41_i += 4) {
+      for (int mm41_i = 0; mm41_i < 32; mm41_i += 8) {
         float16 mm41_c0_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 0) * 32 + mm41_j + 0);
         float16 mm41_c0_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 0) * 32 + mm41_j + 16);
         float16 mm41_c1_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 1) * 32 + mm41_j + 0);
@@ -108,6 +108,14 @@ __kernel void matmul_kernel(
         float16 mm41_c2_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 2) * 32 + mm41_j + 16);
         float16 mm41_c3_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 3) * 32 + mm41_j + 0);
         float16 mm41_c3_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 3) * 32 + mm41_j + 16);
+        float16 mm41_c4_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 4) * 32 + mm41_j + 0);
+        float16 mm41_c4_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 4) * 32 + mm41_j + 16);
+        float16 mm41_c5_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 5) * 32 + mm41_j + 0);
+        float16 mm41_c5_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 5) * 32 + mm41_j + 16);
+        float16 mm41_c6_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 6) * 32 + mm41_j + 0);
+        float16 mm41_c6_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 6) * 32 + mm41_j + 16);
+        float16 mm41_c7_0 = KD_VLD(float, 16, __private, v2 + (mm41_i + 7) * 32 + mm41_j + 0);
+        float16 mm41_c7_1 = KD_VLD(float, 16, __private, v2 + (mm41_i + 7) * 32 + mm41_j + 16);
         for (int mm41_k = 0; mm41_k < 32; mm41_k += 1) {
           const float16 mm41_b0 = KD_VLD(float, 16, __private, v4 + mm41_k * 32 + mm41_j + 0);
           const float16 mm41_b1 = KD_VLD(float, 16, __private, v4 + mm41_k * 32 + mm41_j + 16);
@@ -123,6 +131,18 @@ __kernel void matmul_kernel(
           const float16 mm41_a3 = (float16)(v3[(mm41_i + 3) * 32 + mm41_k]);
           mm41_c3_0 = fma(mm41_a3, mm41_b0, mm41_c3_0);
           mm41_c3_1 = fma(mm41_a3, mm41_b1, mm41_c3_1);
+          const float16 mm41_a4 = (float16)(v3[(mm41_i + 4) * 32 + mm41_k]);
+          mm41_c4_0 = fma(mm41_a4, mm41_b0, mm41_c4_0);
+          mm41_c4_1 = fma(mm41_a4, mm41_b1, mm41_c4_1);
+          const float16 mm41_a5 = (float16)(v3[(mm41_i + 5) * 32 + mm41_k]);
+          mm41_c5_0 = fma(mm41_a5, mm41_b0, mm41_c5_0);
+          mm41_c5_1 = fma(mm41_a5, mm41_b1, mm41_c5_1);
+          const float16 mm41_a6 = (float16)(v3[(mm41_i + 6) * 32 + mm41_k]);
+          mm41_c6_0 = fma(mm41_a6, mm41_b0, mm41_c6_0);
+          mm41_c6_1 = fma(mm41_a6, mm41_b1, mm41_c6_1);
+          const float16 mm41_a7 = (float16)(v3[(mm41_i + 7) * 32 + mm41_k]);
+          mm41_c7_0 = fma(mm41_a7, mm41_b0, mm41_c7_0);
+          mm41_c7_1 = fma(mm41_a7, mm41_b1, mm41_c7_1);
         }
         KD_VST(float, 16, __private, v2 + (mm41_i + 0) * 32 + mm41_j + 0, mm41_c0_0);
         KD_VST(float, 16, __private, v2 + (mm41_i + 0) * 32 + mm41_j + 16, mm41_c0_1);
@@ -132,6 +152,14 @@ __kernel void matmul_kernel(
         KD_VST(float, 16, __private, v2 + (mm41_i + 2) * 32 + mm41_j + 16, mm41_c2_1);
         KD_VST(float, 16, __private, v2 + (mm41_i + 3) * 32 + mm41_j + 0, mm41_c3_0);
         KD_VST(float, 16, __private, v2 + (mm41_i + 3) * 32 + mm41_j + 16, mm41_c3_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 4) * 32 + mm41_j + 0, mm41_c4_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 4) * 32 + mm41_j + 16, mm41_c4_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 5) * 32 + mm41_j + 0, mm41_c5_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 5) * 32 + mm41_j + 16, mm41_c5_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 6) * 32 + mm41_j + 0, mm41_c6_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 6) * 32 + mm41_j + 16, mm41_c6_1);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 7) * 32 + mm41_j + 0, mm41_c7_0);
+        KD_VST(float, 16, __private, v2 + (mm41_i + 7) * 32 + mm41_j + 16, mm41_c7_1);
       }
     }
     const int v42 = ((int)((uint)stride_bk * (uint)32));
