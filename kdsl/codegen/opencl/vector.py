@@ -51,7 +51,7 @@ def render(r: Renderer, op: Operation, depth: int) -> None:
     if n == "wi.gvstore":
         vt = op.value.type
         if _elem(vt).name == "f16":  # float lanes to half storage, rounded as kd_f2h does
-            plain = f"{r.helper(f'kd_sth{_lanes(vt)}', _store_half(_lanes(vt)))}({a[0]}, {a[1]});"
+            plain = f"{r.helper(f'kd_sth{_lanes(vt)}', _store_half(r.helper, _lanes(vt)))}({a[0]}, {a[1]});"
             r.emit(depth, plain if op.mask is None else f"if ({a[2]}) {{ {plain} }}")
             return
         plain = vmem.store(r.helper, ct.reg(_elem(vt)), _lanes(vt), "global", a[0], a[1])
@@ -74,7 +74,7 @@ def _load(r: Renderer, op: Operation, a: list[str]) -> str:
     t = op.result.type
     if op.NAME == "wi.gvload":
         if _elem(t).name == "f16":  # half storage to float lanes, NaN payloads kept as kd_h2f does
-            whole = f"{r.helper(f'kd_ldh{_lanes(t)}', _load_half(_lanes(t)))}({a[0]})"
+            whole = f"{r.helper(f'kd_ldh{_lanes(t)}', _load_half(r.helper, _lanes(t)))}({a[0]})"
         else:
             whole = vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), "global", a[0])
         if op.mask is None:
@@ -213,13 +213,13 @@ def _round_half(n: int) -> str:
     )
 
 
-def _load_half(n: int) -> str:
+def _load_half(helper: vmem.Helper, n: int) -> str:
     """``kd_ldhN``: N f16 values at a global ``ushort*`` as floats -- ``vload_halfN``, with NaN
     lanes rebuilt from their bits so the payload is kept exactly (the scalar ``kd_h2f``)."""
     f, u, i = f"float{n}", f"uint{n}", f"int{n}"
     return (
         f"inline {f} kd_ldh{n}(__global const ushort* p) {{\n"
-        f"  const {u} u = convert_{u}(vload{n}(0, p));\n"
+        f"  const {u} u = convert_{u}({vmem.load(helper, 'ushort', n, 'global', 'p')});\n"
         f"  const {f} y = vload_half{n}(0, (__global const half*)p);\n"
         f"  const {u} nan = ((u & 0x8000u) << 16) | 0x7f800000u | ((u & 0x3ffu) << 13);\n"
         f"  const {i} is_nan = ((u & 0x7c00u) == 0x7c00u) & ((u & 0x3ffu) != 0u);\n"
@@ -228,9 +228,11 @@ def _load_half(n: int) -> str:
     )
 
 
-def _store_half(n: int) -> str:
+def _store_half(helper: vmem.Helper, n: int) -> str:
     """``kd_sthN``: N float lanes stored as f16 at a global ``ushort*`` -- ``vstore_halfN_rte``,
-    with NaN lanes encoded as the scalar ``kd_f2h`` does (top 10 mantissa bits kept)."""
+    with NaN lanes encoded as the scalar ``kd_f2h`` does (top 10 mantissa bits kept). The bits go
+    out as one ``ushortN`` store (:mod:`.vmem`): PoCL's ``vstore16`` of ushorts is 16 scalar stores,
+    which made this store 1.5x slower (tutorial 05's fp16 LayerNorm)."""
     f, u, us, sh = f"float{n}", f"uint{n}", f"ushort{n}", f"short{n}"
     return (
         f"inline void kd_sth{n}(__global ushort* p, {f} x) {{\n"
@@ -239,7 +241,7 @@ def _store_half(n: int) -> str:
         f"  const {u} u = as_{u}(x);\n"
         f"  const {u} m = (u & 0x7fffffu) >> 13;\n"
         f"  const {us} nan = convert_{us}(((u >> 16) & 0x8000u) | 0x7c00u | select(m, ({u})1u, m == 0u));\n"
-        f"  vstore{n}(select(vload{n}(0, h), nan, convert_{sh}(isnan(x))), 0, p);\n"
+        f"  {vmem.store(helper, 'ushort', n, 'global', 'p', f'select(vload{n}(0, h), nan, convert_{sh}(isnan(x)))')}\n"
         f"}}\n"
     )
 
