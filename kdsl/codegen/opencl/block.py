@@ -139,14 +139,15 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit, helper: 
     emit(f"    {ct.reg(pt)} const {g} = {base} + (long){r} * {stride};")
     emit(f"    {ct.reg(mt.element)}* const {q} = {mem} + {r} * {row_len};")
     src, dst = (_Side(g, "global"), _Side(q, mt.space)) if load else (_Side(q, mt.space), _Side(g, "global"))
-    full = f"{ec} == {cols}" + (f" && {sc} == 0 && {r} >= {sr}" if starts else "")
+    # bitwise &: the clamps of constant extents fold, and clang warns about `&&` with a constant
+    full = f"({ec} == {cols})" + (f" & ({sc} == 0) & ({r} >= {sr})" if starts else "")
     emit(f"    if ({full}) {{")
     _copy_rows(vw, cols, elem, src, dst, (emit, helper), "      ", nt, off if load else lambda col: col)
     emit("    } else {")
     if load:
         at = f"({c} / {pw}) * {rows * pw} + {c} % {pw}" if pw else c
         one = _widen(helper, elem, 1, f"{g} + {c}") if elem.name in ("f16", "bf16") else f"{g}[{c}]"
-        valid = f"{r} >= {sr} && {c} >= {sc} && {c} < {ec}" if starts else f"{c} < {ec}"
+        valid = f"(({r} >= {sr}) & ({c} >= {sc}) & ({c} < {ec}))" if starts else f"{c} < {ec}"
         emit(f"      for (int {c} = 0; {c} < {cols}; {c} += 1) {q}[{at}] = {valid} ? {one} : {other};")
     else:
         st = streaming.scalar(f"{q}[{c}]", f"{g} + {c}") if nt else f"{g}[{c}] = {q}[{c}];"

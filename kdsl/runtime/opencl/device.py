@@ -55,7 +55,9 @@ INSTALL_HINT = (
 )
 PYOPENCL_HINT = "the opencl backend needs pyopencl (pip install pyopencl) and an OpenCL driver (pocl-opencl-icd)"
 
-BUILD_OPTIONS = ["-cl-fp32-correctly-rounded-divide-sqrt", "-cl-std=CL1.2"]
+# -w: the source is generated; a compiler warning about it means nothing to the user, and
+# PoCL's clang prints "N warnings generated." to the process's stderr on every build
+BUILD_OPTIONS = ["-cl-fp32-correctly-rounded-divide-sqrt", "-cl-std=CL1.2", "-w"]
 _BUILD_OPTIONS = " ".join(BUILD_OPTIONS)
 ALIGN = 64
 _char, _byref = ctypes.c_char, ctypes.byref
