@@ -104,11 +104,15 @@ def compile_stages(
             wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias,
                                local_itemsize=array_itemsize)
         except CompilationError as e:
-            if chosen or nt <= MIN_NUM_THREADS or "memory" not in str(e):
+            if "memory" not in str(e):
                 raise
-            nt //= 2  # the automatic choice may need less shared memory with a smaller group
-            shrinking = True
-            continue
+            if not chosen and nt > MIN_NUM_THREADS:
+                nt //= 2  # the automatic choice may need less shared memory with a smaller group
+                shrinking = True
+                continue
+            # no group size fits: the largest __local buffers go to the scratch buffer
+            wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias,
+                               local_itemsize=array_itemsize, scratch=True)
         if not chosen and not shrinking and _escalate(nt, wmod, target):
             nt *= 2  # see barrier_state: keep lavapipe's compile time bounded
             continue
@@ -222,6 +226,6 @@ class PackedKernel(VulkanKernel):
     (:func:`kdsl.codegen.spirv.emit.programs_per_group`): the parameter block keeps the real
     grid (``num_programs``, the shader's bound check), the dispatch covers it in fewer groups."""
 
-    def _recorder(self, grid: tuple[int, int, int], push: bytearray) -> Callable[[Any], None]:
+    def _recorder(self, grid: tuple[int, int, int], push: bytearray, slices: int = 0) -> Callable[[Any], None]:
         per = self.spirv.programs_per_group
-        return super()._recorder((-(-grid[0] // per), grid[1], grid[2]), push)
+        return super()._recorder((-(-grid[0] // per), grid[1], grid[2]), push, slices)
