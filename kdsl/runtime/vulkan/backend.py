@@ -92,7 +92,7 @@ def compile_stages(
         if one is not None:
             return one
     nt = int(chosen) if chosen else DEFAULT_NUM_THREADS
-    shrinking = False
+    shrinking = spill = False
     while True:
         layout = Layout.from_options(nt, options.extra)
         if layout.num_threads > target.max_workgroup_size:
@@ -102,7 +102,7 @@ def compile_stages(
             )
         try:
             wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias,
-                               local_itemsize=array_itemsize)
+                               local_itemsize=array_itemsize, scratch=spill)
         except CompilationError as e:
             if "memory" not in str(e):
                 raise
@@ -110,9 +110,11 @@ def compile_stages(
                 nt //= 2  # the automatic choice may need less shared memory with a smaller group
                 shrinking = True
                 continue
-            # no group size fits: the largest __local buffers go to the scratch buffer
-            wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias,
-                               local_itemsize=array_itemsize, scratch=True)
+            # no group size fits: the largest __local buffers go to the scratch buffer, and the
+            # group size is chosen as for any kernel (a small group holding whole tiles in private
+            # arrays took lavapipe 230 s to compile and ran into its loop cap)
+            nt, shrinking, spill = int(chosen) if chosen else DEFAULT_NUM_THREADS, False, True
+            continue
         if not chosen and not shrinking and _escalate(nt, wmod, target):
             nt *= 2  # see barrier_state: keep lavapipe's compile time bounded
             continue
