@@ -412,16 +412,19 @@ class TileType(Type):
         return TileType(self.dims, element)
 
 
-MEMORY_SPACES = ("private", "local")
+MEMORY_SPACES = ("private", "local", "scratch")
 
 
 @dataclass(frozen=True)
 class MemRefType(Type):
-    """A fixed-size array of ``element`` values in ``private`` or ``local`` memory.
+    """A fixed-size array of ``element`` values in ``private``, ``local`` or ``scratch`` memory.
 
     Only the work-item IR uses it (``wi.alloc``): a tile distributed over the
     work-items of a work-group lives in one private array per work-item, or
-    whole in one ``__local`` buffer shared by the group. Text:
+    whole in one ``__local`` buffer shared by the group. A ``scratch`` array is
+    a ``__local`` buffer that did not fit the device's work-group memory: it is
+    shared by the group exactly like one, but lives in the group's slice of a
+    global scratch buffer (``kdsl/lowering/scratch.py``). Text:
     ``memref<16xf32, private>``.
     """
 

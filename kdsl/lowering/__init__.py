@@ -15,6 +15,7 @@ from kdsl.lowering import ops_collective, ops_control, ops_memory, ops_shape  # 
 from kdsl.lowering.coalesce import ItemSize, coalesce_local, coalesce_private, local_bytes
 from kdsl.lowering.layout import TUNABLES, Layout
 from kdsl.lowering.lowerer import Lowerer
+from kdsl.lowering.scratch import spill_to_scratch
 from kdsl.lowering.simplify import simplify
 from kdsl.lowering.vectorize import vectorize
 
@@ -26,6 +27,7 @@ def lower_to_wi(
     local_limit: int = 1 << 20,
     noalias: bool = True,
     local_itemsize: ItemSize | None = None,
+    scratch: bool = False,
 ) -> ModuleOp:
     """Lower ``entry`` (an inlined ``tile.func`` of ``module``) to a module with one ``wi.func``.
 
@@ -33,7 +35,9 @@ def lower_to_wi(
     writes (loads and stores then fuse into one element loop); with False,
     every load of a tile program completes before its next store. ``local_itemsize``: bytes
     per element of the target's ``__local`` arrays, for the ``local_limit`` check (default:
-    at least 4).
+    at least 4). ``scratch``: the target can keep ``__local`` buffers in a per-work-group slice
+    of a global scratch buffer; past ``local_limit`` the largest move there
+    (:mod:`kdsl.lowering.scratch`) instead of the kernel being refused.
     """
     func = module.lookup(entry)
     if func is None or func.NAME != "tile.func":
@@ -44,6 +48,8 @@ def lower_to_wi(
         vectorize(wfunc, layout.vector_width)
     coalesce_private(wfunc)  # disjoint live ranges share private arrays (lowering/coalesce.py)
     coalesce_local(wfunc, layout.num_threads == 1)  # ... and __local buffers a barrier separates
+    if scratch:
+        spill_to_scratch(wfunc, local_limit, local_itemsize)
     used = local_bytes(wfunc, local_itemsize)
     if used > local_limit:
         raise CompilationError(

@@ -154,8 +154,8 @@ class FuncRenderer:
     def op_wi_alloc(self, op: Operation) -> None:
         t = op.result.type
         assert isinstance(t, MemRefType)
-        if t.space != "private" and t.space != "local":
-            raise CompilationError(f"cpu: unknown memory space {t.space}", op.loc)
+        if t.space != "private" and t.space != "local":  # scratch: only the Vulkan backend spills
+            raise CompilationError(f"cpu: memory space '{t.space}' is not supported by this renderer", op.loc)
         slot = self.alloca_b.alloca(memref(t))
         slot.type = PTR  # opaque pointer (llvmlite would print a typed one)
         slot.align = 64

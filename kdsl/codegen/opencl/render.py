@@ -205,6 +205,9 @@ class Renderer:
     def op_wi_alloc(self, op: Operation, depth: int) -> None:
         t = op.result.type
         assert isinstance(t, MemRefType)
+        if t.space == "scratch":  # OpenCL lowers with the device's local limit and never spills
+            raise CompilationError("opencl: scratch arrays (__local buffers moved to global memory, "
+                                   "kdsl/lowering/scratch.py) are not supported by this renderer", op.loc)
         self.emit(depth, ct.array_decl(t, self.fresh(op.result)) + ";")
 
     def op_wi_store(self, op: Operation, depth: int) -> None:

@@ -13,6 +13,10 @@ plays the role of the push constants::
     offset 24  ...  the kernel parameters in order, naturally aligned:
                     pointers as u64 device addresses; i1/i8/i16/u8/u16 widened
                     to 32 bits; f16/bf16 as f32; other scalars as themselves.
+    then, only for a kernel with scratch arrays (``wi.func`` ``scratch_bytes``),
+    8-aligned: u64 scratch buffer address, u32 number of work-group slices in it
+               (work-group ``L`` of the launch, linear over the grid, uses slice
+               ``L mod slices``: see ``kdsl/runtime/vulkan/scratch.py``).
 
 Status buffer (host-visible, zeroed before every launch that uses it)::
 
@@ -37,6 +41,7 @@ STATUS_PRINT_CURSOR = 4
 STATUS_SCRATCH = 16
 STATUS_RECORDS = 64
 STATUS_LOOP_CUT = 0x8000_0000  # status codes from here on name a loop the driver cut short
+SCRATCH_PARAM_BYTES = 12  # u64 scratch address + u32 slice count
 PRINT_CAPACITY = 1 << 20
 STATUS_BYTES = STATUS_RECORDS + PRINT_CAPACITY
 
@@ -60,6 +65,7 @@ class ParamLayout:
     slots: tuple[Slot, ...]
     size: int
     in_buffer: bool  # True: parameters live in a buffer whose address is the push constant
+    scratch_offset: int = -1  # the scratch address and slice count (-1: the kernel has no scratch)
 
 
 def slot_kind(t: Type) -> tuple[str, int]:
@@ -73,7 +79,7 @@ def slot_kind(t: Type) -> tuple[str, int]:
     return ("i" if t.is_signed else "u"), t.itemsize
 
 
-def param_layout(types: list[Type], max_push: int) -> ParamLayout:
+def param_layout(types: list[Type], max_push: int, scratch: bool = False) -> ParamLayout:
     off = HEADER_BYTES
     slots = []
     for i, t in enumerate(types):
@@ -81,5 +87,9 @@ def param_layout(types: list[Type], max_push: int) -> ParamLayout:
         off = -(-off // size) * size
         slots.append(Slot(i, off, kind, size))
         off += size
+    scratch_offset = -1
+    if scratch:
+        scratch_offset = off = -(-off // 8) * 8
+        off += SCRATCH_PARAM_BYTES
     size = -(-off // 8) * 8
-    return ParamLayout(tuple(slots), size, size > max_push)
+    return ParamLayout(tuple(slots), size, size > max_push, scratch_offset)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kdsl.codegen.spirv import abi, contract, unroll
+from kdsl.codegen.spirv import abi, contract, scratch, unroll
 from kdsl.codegen.spirv import grammar_table as g
 from kdsl.codegen.spirv.function import FunctionBuilder
 from kdsl.codegen.spirv.module import Module
@@ -73,6 +73,8 @@ class SpirvKernel:
     # programs run by one work-group (see programs_per_group): the launch dispatches
     # ceil(grid x / programs_per_group) work-groups along x
     programs_per_group: int = 1
+    # bytes of each work-group's slice of the scratch buffer (0: no scratch arrays; codegen/spirv/scratch.py)
+    scratch_bytes: int = 0
 
 
 def programs_per_group(func: Operation, target: Target) -> int:
@@ -90,7 +92,7 @@ def programs_per_group(func: Operation, target: Target) -> int:
     for op in func.walk():
         if op.NAME in ("wi.barrier", "wi.local_id"):
             return 1
-        if op.NAME == "wi.alloc" and getattr(op.results[0].type, "space", "") == "local":
+        if op.NAME == "wi.alloc" and getattr(op.results[0].type, "space", "") in ("local", "scratch"):
             return 1
     return target.programs_per_group
 
@@ -106,6 +108,8 @@ class Emitter:
         self.vals: dict[int, int] = {}
         self.const_vals: dict[int, object] = {}
         self.arrays: dict[int, tuple[int, MemRefType, str]] = {}  # id(value) -> (var, type, storage class)
+        self.scratch_bytes = int(func.attributes.get("scratch_bytes") or 0)
+        self.scratch_types: dict[tuple[int, int], int] = {}  # (element id, length) -> its scratch struct
         self.builtins: dict[str, int] = {}
         self.prints: list[PrintSpec] = []
         self.loops: list[tuple[str, int, int]] = []
@@ -146,9 +150,11 @@ class Emitter:
             m.extension("SPV_KHR_physical_storage_buffer")
         m.memory_model("PhysicalStorageBuffer64", "GLSL450")
         arg_types = tuple(a.type for a in self.func.regions[0].block.args)
-        self.layout = abi.param_layout(list(arg_types), self.root_bytes)
+        self.layout = abi.param_layout(list(arg_types), self.root_bytes, self.scratch_bytes > 0)
         self._load_params(arg_types)
         self.pack = programs_per_group(self.func, self.target)
+        if self.scratch_bytes:
+            self.scratch_group = scratch.group_base(self, self.scratch_bytes)
         if self.pack > 1:  # programs pack.x .. pack.x + pack - 1 share a work-group; the last may overhang
             local = self.builtin_component("LocalInvocationId", 0)
             group = self.builtin_component("WorkgroupId", 0)
@@ -181,6 +187,7 @@ class Emitter:
             loop_limit=self.target.max_loop_iterations,
             params_binding=self.target.params_binding,
             programs_per_group=self.pack,
+            scratch_bytes=self.scratch_bytes,
         )
 
     @property
@@ -221,6 +228,9 @@ class Emitter:
         m, f, t = self.m, self.f, self.t
         members = [t.u64, t.i32, t.i32, t.i32, t.u32] + [self._slot_type(s.kind, s.size) for s in self.layout.slots]
         offsets = [0, 8, 12, 16, abi.HEADER_ZERO] + [s.offset for s in self.layout.slots]
+        if self.layout.scratch_offset >= 0:  # the scratch buffer's address and slice count
+            members += [t.u64, t.u32]
+            offsets += [self.layout.scratch_offset, self.layout.scratch_offset + 8]
         st = m.t_struct(members, "params")
         m.decorate(st, "Block")
         for k, off in enumerate(offsets):
@@ -252,13 +262,17 @@ class Emitter:
             raw = member(5 + k)
             self.bind(a, self._from_slot(raw, members[5 + k], a.type))
             m.name(self.v(a), str(self.func.attributes["arg_names"][k]))
+        if self.layout.scratch_offset >= 0:
+            self.scratch_base, self.scratch_slices = member(5 + len(args)), member(6 + len(args))
 
     def _slot_size(self, k: int) -> int:
         if k == 0:
             return 8
         if k < 5:
             return 4
-        return self.layout.slots[k - 5].size
+        if k - 5 < len(self.layout.slots):
+            return self.layout.slots[k - 5].size
+        return 8 if k - 5 == len(self.layout.slots) else 4  # the scratch address, then its slice count
 
     def float_zero(self, rt: int) -> int:
         """+0.0 that the driver cannot see as a constant.

@@ -83,7 +83,7 @@ def replayable(block: Block) -> bool:
                 continue
             if op.NAME == "wi.store":
                 t = op.operands[-2].type
-                if isinstance(t, MemRefType) and t.space in ("private", "local"):
+                if isinstance(t, MemRefType) and t.space in ("private", "local", "scratch"):
                     continue
             return False
     return True

@@ -10,7 +10,7 @@ compare-and-swap loop (:mod:`kdsl.codegen.spirv.atomics`).
 
 from __future__ import annotations
 
-from kdsl.codegen.spirv import abi
+from kdsl.codegen.spirv import abi, scratch
 from kdsl.codegen.spirv import grammar_table as g
 from kdsl.codegen.spirv.atomics import atomic_cas, atomic_rmw
 from kdsl.codegen.spirv.emit import Emitter, PrintSpec, handles
@@ -45,6 +45,9 @@ def _local_id(e: Emitter, op: Operation) -> None:
 def _alloc(e: Emitter, op: Operation) -> None:
     t = op.result.type
     assert isinstance(t, MemRefType)
+    if t.space == "scratch":
+        scratch.alloc(e, op)
+        return
     arr = e.m.t_array(e.t.array_elem(t.element), t.size)
     if t.space == "local":
         var = e.m.global_variable(e.m.t_ptr("Workgroup", arr), "Workgroup", f"local{len(e.arrays)}")
@@ -54,17 +57,21 @@ def _alloc(e: Emitter, op: Operation) -> None:
         e.arrays[id(op.result)] = (var, t, "Function")
 
 
-def _element_ptr(e: Emitter, op: Operation) -> tuple[int, MemRefType]:
+def _element_ptr(e: Emitter, op: Operation) -> tuple[int, MemRefType, list[int]]:
+    """Pointer to the element an array ``wi.load``/``wi.store`` touches, its array type and the
+    memory-access operands (``Aligned`` for a scratch array, in global memory)."""
     var, t, storage = e.arrays[id(op.operands[-2] if op.NAME == "wi.store" else op.operands[0])]
-    idx = op.operands[-1]
-    ptr = e.f.op("OpAccessChain", e.m.t_ptr(storage, e.t.array_elem(t.element)), var, e.v(idx))
-    return ptr, t
+    idx = e.v(op.operands[-1])
+    if storage == "PhysicalStorageBuffer":
+        return scratch.element_ptr(e, var, t, idx), t, [_ACCESS, scratch.itemsize(t)]
+    ptr = e.f.op("OpAccessChain", e.m.t_ptr(storage, e.t.array_elem(t.element)), var, idx)
+    return ptr, t, []
 
 
 @handles("wi.load")
 def _load(e: Emitter, op: Operation) -> None:
-    ptr, t = _element_ptr(e, op)
-    raw = e.f.op("OpLoad", e.t.array_elem(t.element), ptr)
+    ptr, t, access = _element_ptr(e, op)
+    raw = e.f.op("OpLoad", e.t.array_elem(t.element), ptr, *access)
     if isinstance(t.element, ScalarType) and t.element.name == "i1":
         raw = e.f.cmp("ne", e.t.u32, raw, e.cu32(0))
     e.bind(op.result, raw)
@@ -72,11 +79,11 @@ def _load(e: Emitter, op: Operation) -> None:
 
 @handles("wi.store")
 def _store(e: Emitter, op: Operation) -> None:
-    ptr, t = _element_ptr(e, op)
+    ptr, t, access = _element_ptr(e, op)
     val = e.v(op.operands[0])
     if isinstance(t.element, ScalarType) and t.element.name == "i1":
         val = e.f.select(e.t.u32, val, e.cu32(1), e.cu32(0))
-    e.f.emit("OpStore", ptr, val)
+    e.f.emit("OpStore", ptr, val, *access)
 
 
 @handles("wi.addptr")

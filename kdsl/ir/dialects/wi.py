@@ -26,6 +26,7 @@ from kdsl.ir.dialects.wi_vector import VECTOR_OPS
 from kdsl.ir.types import MemRefType, PointerType, ScalarType
 
 I32 = ScalarType("i32")
+SCRATCH_ALIGN = 16  # byte alignment of every scratch array in its work-group slice
 
 
 class FuncOp(Operation):
@@ -36,7 +37,9 @@ class FuncOp(Operation):
     ``divisibility`` (per argument, copied from the tile function);
     ``asserts`` (tuple of (message, file, line, col) per assert id, so the
     runtime can name a failed ``wi.assert``); ``local_bytes`` (total
-    ``__local`` memory); ``noalias`` (the lowering assumed that no two
+    ``__local`` memory, true work-group memory); ``scratch_bytes`` (bytes of
+    each work-group's slice of the scratch buffer holding its ``scratch``
+    arrays, see ``AllocOp``; absent: none); ``noalias`` (the lowering assumed that no two
     pointer parameters overlap where one is written, so loads and stores
     were fused freely; the runtime must not launch it on aliased memory).
     The body ends in ``wi.return``.
@@ -52,6 +55,7 @@ class FuncOp(Operation):
         "divisibility?": tuple,
         "asserts?": tuple,
         "local_bytes?": int,
+        "scratch_bytes?": int,
         "noalias?": bool,
     }
     TRAITS = (IsolatedFromAbove, Symbol)
@@ -65,6 +69,11 @@ class FuncOp(Operation):
             raise self.error("body must end in wi.return")
         if self.attributes["num_threads"] < 1:
             raise self.error("num_threads must be >= 1")
+        limit = self.attributes.get("scratch_bytes", 0)
+        for op in self.walk():
+            offset = op.attributes.get("offset") if isinstance(op, AllocOp) else None
+            if offset is not None and offset >= limit:
+                raise op.error(f"scratch offset {offset} outside the function's scratch_bytes ({limit})")
 
 
 class ReturnOp(Operation):
@@ -109,14 +118,27 @@ class AllocOp(Operation):
 
     Allocations are hoisted to the top of the function (OpenCL requires
     ``__local`` variables at kernel scope); contents start undefined.
+
+    A ``scratch`` array (a ``__local`` buffer moved out of work-group memory by
+    ``kdsl/lowering/scratch.py``) carries ``offset``: its byte offset in the
+    work-group's slice of the scratch buffer (``wi.func``'s ``scratch_bytes``).
+    Work-items of one group see it exactly as a ``__local`` buffer (the same
+    contents, ordered by ``wi.barrier``); no other group ever sees it.
     """
 
     NAME = "wi.alloc"
     TRAITS = ()
+    ATTRS = {"offset?": int}
 
     def verify_(self) -> None:
-        if not isinstance(self.result.type, MemRefType):
-            raise self.error(f"result must be a memref, got {self.result.type}")
+        t = self.result.type
+        if not isinstance(t, MemRefType):
+            raise self.error(f"result must be a memref, got {t}")
+        offset = self.attributes.get("offset")
+        if (t.space == "scratch") != (offset is not None):
+            raise self.error("a scratch memref needs an 'offset' (and only a scratch memref has one)")
+        if offset is not None and (offset < 0 or offset % SCRATCH_ALIGN):
+            raise self.error(f"offset must be a non-negative multiple of {SCRATCH_ALIGN}, got {offset}")
 
 
 class LoadOp(Operation):

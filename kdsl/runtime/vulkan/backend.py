@@ -92,7 +92,7 @@ def compile_stages(
         if one is not None:
             return one
     nt = int(chosen) if chosen else DEFAULT_NUM_THREADS
-    shrinking = False
+    shrinking = spill = False
     while True:
         layout = Layout.from_options(nt, options.extra)
         if layout.num_threads > target.max_workgroup_size:
@@ -102,12 +102,18 @@ def compile_stages(
             )
         try:
             wmod = lower_to_wi(module, entry, layout, local_limit=target.max_shared_memory, noalias=noalias,
-                               local_itemsize=array_itemsize)
+                               local_itemsize=array_itemsize, scratch=spill)
         except CompilationError as e:
-            if chosen or nt <= MIN_NUM_THREADS or "memory" not in str(e):
+            if "memory" not in str(e):
                 raise
-            nt //= 2  # the automatic choice may need less shared memory with a smaller group
-            shrinking = True
+            if not chosen and nt > MIN_NUM_THREADS:
+                nt //= 2  # the automatic choice may need less shared memory with a smaller group
+                shrinking = True
+                continue
+            # no group size fits: the largest __local buffers go to the scratch buffer, and the
+            # group size is chosen as for any kernel (a small group holding whole tiles in private
+            # arrays took lavapipe 230 s to compile and ran into its loop cap)
+            nt, shrinking, spill = int(chosen) if chosen else DEFAULT_NUM_THREADS, False, True
             continue
         if not chosen and not shrinking and _escalate(nt, wmod, target):
             nt *= 2  # see barrier_state: keep lavapipe's compile time bounded
@@ -222,6 +228,6 @@ class PackedKernel(VulkanKernel):
     (:func:`kdsl.codegen.spirv.emit.programs_per_group`): the parameter block keeps the real
     grid (``num_programs``, the shader's bound check), the dispatch covers it in fewer groups."""
 
-    def _recorder(self, grid: tuple[int, int, int], push: bytearray) -> Callable[[Any], None]:
+    def _recorder(self, grid: tuple[int, int, int], push: bytearray, slices: int = 0) -> Callable[[Any], None]:
         per = self.spirv.programs_per_group
-        return super()._recorder((-(-grid[0] // per), grid[1], grid[2]), push)
+        return super()._recorder((-(-grid[0] // per), grid[1], grid[2]), push, slices)

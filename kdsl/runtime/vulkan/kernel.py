@@ -32,7 +32,7 @@ from kdsl.ir.core import Location
 from kdsl.ir.types import PointerType, ScalarType
 from kdsl.runtime.device_array import DeviceArray
 from kdsl.runtime.hostmem import device_aliased
-from kdsl.runtime.vulkan import inflight
+from kdsl.runtime.vulkan import inflight, scratch
 from kdsl.runtime.vulkan.arrays import VulkanBuffer
 from kdsl.runtime.vulkan.commands import KernelTimeout
 from kdsl.runtime.vulkan.hostargs import HostArg, group_host_args, host_view
@@ -176,6 +176,8 @@ class VulkanKernel:
             try:
                 self._launch(grid, args, allocs, flight)
             except KernelTimeout:
+                if self.spirv.scratch_bytes:  # the next launch must not share its slices
+                    allocs.extend(a for a in [rt.scratch.detach()] if a is not None)
                 rt.hold(allocs)  # the kernel may still write them
                 raise
             except BaseException:
@@ -265,13 +267,14 @@ class VulkanKernel:
             for slot_offset, delta in g.members:
                 struct.pack_into("<Q", block, slot_offset, a.address + delta)
         rt.upload([(a, _byte_view(h)) for a, h, _ in copies])
+        slices = self._pack_scratch(grid, block)
         push = block
         if layout.in_buffer:
             pa = rt.allocator.alloc(len(block))
             allocs.append(pa)
             rt.upload([(pa, np.frombuffer(bytes(block), np.uint8))])
             push = bytearray(struct.pack("<Q", pa.address))
-        record = self._recorder(grid, push)
+        record = self._recorder(grid, push, slices)
         if flight is not None:
             rt.inflight.submit(
                 flight, record, self._check_status if self.status_used else None, allocs, f"kernel '{self.name}'"
@@ -287,13 +290,29 @@ class VulkanKernel:
         if self.status_used:
             self._check_status(rt.status.host())
 
-    def _recorder(self, grid: tuple[int, int, int], push: bytearray) -> Callable[[Any], None]:
-        """The commands of one launch (the parameter block goes into the ring now)."""
+    def _pack_scratch(self, grid: tuple[int, int, int], block: bytearray) -> int:
+        """For a kernel with scratch arrays: put the scratch buffer's address and slice count into
+        the parameter ``block``; returns the slice count (0: no scratch). See vulkan/scratch.py."""
+        per_group = self.spirv.scratch_bytes
+        if not per_group:
+            return 0
+        slices = scratch.slices_for(grid, per_group)
+        buf = self.rt.scratch_buffer(slices * per_group)
+        struct.pack_into("<QI", block, self.spirv.params.scratch_offset, buf.address, slices)
+        return slices
+
+    def _recorder(self, grid: tuple[int, int, int], push: bytearray, slices: int = 0) -> Callable[[Any], None]:
+        """The commands of one launch (the parameter block goes into the ring now). ``slices``:
+        the scratch slices of a kernel with scratch arrays; a grid of more work-groups runs in
+        pieces that reuse them one after the other (kdsl/runtime/vulkan/scratch.py)."""
         rt, p = self.rt, self.pipeline
         params = rt.uniform_params() if self.uniform else None
         offset = params.write(push) if params is not None else 0
         data = ffi.from_buffer(push) if params is None else None
-        pieces = _dispatch_pieces(grid, rt.device.info.max_group_count)
+        limit = rt.device.info.max_group_count
+        serial = 0 < slices < grid[0] * grid[1] * grid[2]
+        pieces = scratch.slice_pieces(grid, limit, slices) if serial else _dispatch_pieces(grid, limit)
+        barrier = scratch.piece_barrier() if serial else None
 
         def record(cmd: Any) -> None:
             vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline)
@@ -301,6 +320,9 @@ class VulkanKernel:
                 params.bind(cmd, p.layout, offset)
             else:
                 vk.vkCmdPushConstants(cmd, p.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, len(push), data)
+            if barrier is not None:
+                scratch.record_pieces(cmd, pieces, barrier)
+                return
             if len(pieces) == 1:
                 vk.vkCmdDispatch(cmd, *grid)
                 return

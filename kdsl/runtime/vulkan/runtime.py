@@ -1,4 +1,4 @@
-"""Per-device runtime state: allocator, pipelines, submitter, status buffer, copies.
+"""Per-device runtime state: allocator, pipelines, submitter, status buffer, scratch buffer, copies.
 
 One :class:`Runtime` per :class:`~kdsl.runtime.vulkan.device.Device`; its
 parts register their own teardown with the device, so
@@ -21,6 +21,7 @@ from kdsl.runtime.vulkan.inflight import InFlight
 from kdsl.runtime.vulkan.memory import Allocation, Allocator
 from kdsl.runtime.vulkan.params import UniformParams
 from kdsl.runtime.vulkan.pipeline import Pipelines
+from kdsl.runtime.vulkan.scratch import ScratchCache
 
 ffi = vk.ffi
 
@@ -39,6 +40,12 @@ class Runtime:
         self.to_free: list[tuple[Allocation, int]] = []
         self.inflight = InFlight(self.submitter, self.allocator)
         self._uniform_params: UniformParams | None = None
+        self.scratch = ScratchCache(self.allocator)  # kernels with scratch arrays (vulkan/scratch.py)
+
+    def scratch_buffer(self, nbytes: int) -> Allocation:
+        """The scratch buffer, at least ``nbytes`` (call with the device lock held); a replaced
+        buffer is freed once the launches submitted before now have finished."""
+        return self.scratch.get(nbytes, lambda old: self.to_free.append((old, self.inflight.submitted)))
 
     def uniform_params(self) -> UniformParams:
         """The parameter ring of "uniform" kernels (created at first use)."""
