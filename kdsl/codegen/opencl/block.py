@@ -140,7 +140,7 @@ def render_block(op: Operation, names: list[str], uid: int, emit: Emit, helper: 
     emit(f"    {ct.reg(mt.element)}* const {q} = {mem} + {r} * {row_len};")
     src, dst = (_Side(g, "global"), _Side(q, mt.space)) if load else (_Side(q, mt.space), _Side(g, "global"))
     # bitwise &: the clamps of constant extents fold, and clang warns about `&&` with a constant
-    full = f"({ec} == {cols})" + (f" & ({sc} == 0) & ({r} >= {sr})" if starts else "")
+    full = f"({ec} == {cols}) & ({sc} == 0) & ({r} >= {sr})" if starts else f"{ec} == {cols}"
     emit(f"    if ({full}) {{")
     _copy_rows(vw, cols, elem, src, dst, (emit, helper), "      ", nt, off if load else lambda col: col)
     emit("    } else {")

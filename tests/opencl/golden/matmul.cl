@@ -73,7 +73,7 @@ __kernel void matmul_kernel(
       for (int bk38_r = 0; bk38_r < bk38_er; bk38_r += 1) {
         __global float* const bk38_g = v33 + (long)bk38_r * stride_am;
         float* const bk38_p = v3 + bk38_r * 32;
-        if ((bk38_ec == 32)) {
+        if (bk38_ec == 32) {
           KD_VST(float, 16, __private, bk38_p + 0, KD_VLD(float, 16, __global, bk38_g + 0));
           KD_VST(float, 16, __private, bk38_p + 16, KD_VLD(float, 16, __global, bk38_g + 16));
         } else {
@@ -89,7 +89,7 @@ __kernel void matmul_kernel(
       for (int bk40_r = 0; bk40_r < bk40_er; bk40_r += 1) {
         __global float* const bk40_g = v34 + (long)bk40_r * stride_bk;
         float* const bk40_p = v4 + bk40_r * 32;
-        if ((bk40_ec == 32)) {
+        if (bk40_ec == 32) {
           KD_VST(float, 16, __private, bk40_p + 0, KD_VLD(float, 16, __global, bk40_g + 0));
           KD_VST(float, 16, __private, bk40_p + 16, KD_VLD(float, 16, __global, bk40_g + 16));
         } else {
@@ -182,7 +182,7 @@ __kernel void matmul_kernel(
     for (int bk51_r = 0; bk51_r < bk51_er; bk51_r += 1) {
       __global float* const bk51_g = v48 + (long)bk51_r * stride_cm;
       float* const bk51_p = v2 + bk51_r * 32;
-      if ((bk51_ec == 32)) {
+      if (bk51_ec == 32) {
         KD_VST(float, 16, __global, bk51_g + 0, KD_VLD(float, 16, __private, bk51_p + 0));
         KD_VST(float, 16, __global, bk51_g + 16, KD_VLD(float, 16, __private, bk51_p + 16));
       } else {
