@@ -23,6 +23,7 @@ from kdsl.errors import (
     KernelRuntimeError,
     LaunchError,
     OutOfBoundsError,
+    OutOfResources,
 )
 from kdsl.ir.core import ModuleOp
 from kdsl.language.constexpr_function import constexpr_function, must_use_result
@@ -60,6 +61,9 @@ def next_power_of_2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
+JITFunction = KernelFunction  # Triton's name for the class of @jit functions (isinstance checks)
+
+
 def compile_to_ir(kernel: KernelFunction, *args: Any, optimize: bool = False, **meta: Any) -> ModuleOp:
     """The tile IR module ``kernel[grid](*args, **meta)`` would compile.
 
@@ -90,11 +94,13 @@ __all__ = [
     "Config",
     "DeviceArray",
     "DeviceAssertionError",
+    "JITFunction",
     "KdslError",
     "KernelFunction",
     "KernelRuntimeError",
     "LaunchError",
     "OutOfBoundsError",
+    "OutOfResources",
     "autotune",
     "available_backends",
     "backend",

@@ -38,6 +38,17 @@ class CompilationError(KdslError):
         super().__init__(format_location(self.loc, message))
 
 
+class OutOfResources(CompilationError):
+    """The kernel needs more of a device resource (work-group memory, private memory) than the
+    device has: Triton's ``triton.runtime.errors.OutOfResources``, with its ``required``, ``limit``
+    and ``name`` fields, so code that catches it to skip a configuration works unchanged."""
+
+    def __init__(self, required: int, limit: int, name: str, detail: str = "", loc: Location | None = None) -> None:
+        self.required, self.limit, self.name = required, limit, name
+        message = f"out of resource: {name}, Required: {required}, Hardware limit: {limit}"
+        super().__init__(f"{message}. {detail}" if detail else message, loc)
+
+
 class LaunchError(KdslError, TypeError):
     """A launch was given bad arguments, grid or meta-parameters; names the parameter."""
 

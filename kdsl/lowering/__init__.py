@@ -9,7 +9,7 @@ level (OpenCL C now, SPIR-V and LLVM IR later) prints that IR; the decisions
 
 from __future__ import annotations
 
-from kdsl.errors import CompilationError
+from kdsl.errors import CompilationError, OutOfResources
 from kdsl.ir.core import ModuleOp
 from kdsl.lowering import ops_collective, ops_control, ops_memory, ops_shape  # noqa: F401  (register lowerings)
 from kdsl.lowering.coalesce import ItemSize, coalesce_local, coalesce_private, local_bytes
@@ -52,11 +52,12 @@ def lower_to_wi(
         spill_to_scratch(wfunc, local_limit, local_itemsize)
     used = local_bytes(wfunc, local_itemsize)
     if used > local_limit:
-        raise CompilationError(
+        raise OutOfResources(
+            used, local_limit, "shared memory",
             f"lowering: kernel needs {used} bytes of __local memory (work-group shared memory), "
             f"the device has {local_limit} (use fewer threads or smaller tiles)",
             func.loc,
-        )
+        )  # fmt: skip
     wfunc.attributes["local_bytes"] = used
     out = ModuleOp.empty(loc=module.loc)
     out.body.append(wfunc)

@@ -10,7 +10,7 @@ then discards that configuration with the reason, see ``kdsl.autotune``).
 
 from __future__ import annotations
 
-from kdsl.errors import CompilationError
+from kdsl.errors import OutOfResources
 from kdsl.ir.core import ModuleOp, Operation
 from kdsl.ir.types import MemRefType
 
@@ -37,8 +37,8 @@ def check_private(wmod: ModuleOp, num_threads: int, limit: int, backend: str) ->
     need = per_item * max(num_threads, 1)
     if need <= limit:
         return
-    raise CompilationError(
-        f"{backend}: kernel needs {need} bytes of private memory per work-group ({per_item} per work-item x "
-        f"{num_threads} work-items), above the device's limit of {limit} bytes (the driver would crash): "
-        f"use smaller tiles (more programs) or fewer threads"
-    )
+    raise OutOfResources(
+        need, limit, "private memory",
+        f"{backend}: the kernel needs {per_item} bytes per work-item x {num_threads} work-items "
+        f"(the driver would crash above the limit): use smaller tiles (more programs) or fewer threads",
+    )  # fmt: skip

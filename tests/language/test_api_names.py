@@ -428,3 +428,21 @@ def test_testing_signatures_match_triton() -> None:
     assert list(inspect.signature(kdsl.testing.assert_close).parameters) == ["x", "y", "atol", "rtol", "err_msg"]
     b = list(inspect.signature(kdsl.testing.Benchmark).parameters)
     assert b[:7] == ["x_names", "x_vals", "line_arg", "line_vals", "line_names", "plot_name", "args"]
+
+
+def test_triton_top_level_runtime_names() -> None:
+    """Names Triton users reach for outside kernels: ``triton.JITFunction`` (isinstance checks that
+    unwrap an autotuner's ``.fn``), ``triton.OutOfResources`` / ``triton.runtime.errors
+    .OutOfResources`` (caught to skip a configuration; a kdsl CompilationError)."""
+    import kdsl.runtime.errors
+
+    @kdsl.jit
+    def k(x):  # type: ignore[no-untyped-def]
+        kl.store(x, 1.0)
+
+    tuned = kdsl.autotune(configs=[kdsl.Config({})], key=[])(k)
+    assert isinstance(k, kdsl.JITFunction) and isinstance(tuned.fn, kdsl.JITFunction)
+    assert kdsl.OutOfResources is kdsl.runtime.errors.OutOfResources is kdsl.runtime.OutOfResources
+    err = kdsl.OutOfResources(70000, 65536, "shared memory")
+    assert isinstance(err, kdsl.CompilationError) and (err.required, err.limit, err.name) == (70000, 65536, "shared memory")
+    assert "out of resource: shared memory, Required: 70000, Hardware limit: 65536" in str(err)
