@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -54,28 +55,40 @@ def _need_float32(dtype: Any, what: str) -> None:
         raise ValueError(f"{what}.to: only torch.float32 is supported, got {dtype}")
 
 
-class MXFP4Tensor:
-    """fp4 e2m1 values as one uint8 code per element (``.data``), like Triton's ``MXFP4Tensor``.
+class _Codes(ABC):
+    """What both classes share: ``data`` (a torch tensor of uint8 codes), ``size`` and ``device``;
+    built from float32 values (``_from_float``) or empty for ``random`` to fill."""
 
-    ``MXFP4Tensor(data)`` rounds a float32 torch tensor to e2m1; ``MXFP4Tensor(size=..., device=...)``
-    makes an empty one for :meth:`random` to fill.
-    """
+    data: torch.Tensor
 
     def __init__(self, data: torch.Tensor | None = None, size: Any = None, device: Any = None) -> None:
         _require_torch()
         import torch
 
+        name = type(self).__name__
         self.device = device
         if data is not None:
             if not isinstance(data, torch.Tensor):
-                raise TypeError(f"MXFP4Tensor: data must be a torch tensor, got {type(data).__name__}")
+                raise TypeError(f"{name}: data must be a torch tensor, got {type(data).__name__}")
             self.device = data.device
             self.data = self._from_float(data)
             self.size = tuple(data.shape)
         elif size is not None:
             self.size = _shape(size)
         else:
-            raise ValueError("MXFP4Tensor: give either data or size")
+            raise ValueError(f"{name}: give either data or size")
+
+    @abstractmethod
+    def _from_float(self, values: torch.Tensor) -> torch.Tensor:
+        """The codes of float32 ``values`` (each subclass's encoding)."""
+
+
+class MXFP4Tensor(_Codes):
+    """fp4 e2m1 values as one uint8 code per element (``.data``), like Triton's ``MXFP4Tensor``.
+
+    ``MXFP4Tensor(data)`` rounds a float32 torch tensor to e2m1; ``MXFP4Tensor(size=..., device=...)``
+    makes an empty one for :meth:`random` to fill.
+    """
 
     def random(self) -> MXFP4Tensor:
         """Fill ``.data`` with uniformly random codes; returns self. The sign, exponent and mantissa
@@ -134,28 +147,12 @@ class MXFP4Tensor:
         return codes.narrow(dim, 0, int(original_shape[dim])).to(torch.uint8)
 
 
-class MXScaleTensor:
+class MXScaleTensor(_Codes):
     """e8m0 scales as one uint8 code per element (``.data``), like Triton's ``MXScaleTensor``.
 
     ``MXScaleTensor(data)`` converts a float32 torch tensor (``floor(log2(x))``);
     ``MXScaleTensor(size=..., device=...)`` makes an empty one for :meth:`random` to fill.
     """
-
-    def __init__(self, data: torch.Tensor | None = None, size: Any = None, device: Any = None) -> None:
-        _require_torch()
-        import torch
-
-        self.device = device
-        if data is not None:
-            if not isinstance(data, torch.Tensor):
-                raise TypeError(f"MXScaleTensor: data must be a torch tensor, got {type(data).__name__}")
-            self.device = data.device
-            self.data = self._from_float(data)
-            self.size = tuple(data.shape)
-        elif size is not None:
-            self.size = _shape(size)
-        else:
-            raise ValueError("MXScaleTensor: give either data or size")
 
     def random(self, low: float | None = None, high: float | None = None) -> MXScaleTensor:
         """Fill ``.data`` with random codes (never the NaN code), for scales in about [low, high]:
