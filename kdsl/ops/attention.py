@@ -218,9 +218,12 @@ def transpose_keys_kernel(  # type: ignore[no-untyped-def]
 
 @kdsl.kernel
 def rope_kernel(  # type: ignore[no-untyped-def]
-    X, Y, n_rows, H, SEQ, HALF, pos_offset, log2_base,
+    X, Y, n_rows, H, SEQ, HALF: kl.constexpr, pos_offset, log2_base,
     BLOCK_R: kl.constexpr, BLOCK_HALF: kl.constexpr,
 ):  # fmt: skip
+    # HALF is a constant (one compile per head size): the column mask then folds away when
+    # HALF == BLOCK_HALF, and the element loop vectorises (a mask varying along the vector
+    # keeps it scalar)
     # rows are (batch, position, head) triples of a contiguous (B, S, H, 2*HALF) array
     rows = kl.program_id(0) * BLOCK_R + kl.arange(0, BLOCK_R)
     i = kl.arange(0, BLOCK_HALF)
