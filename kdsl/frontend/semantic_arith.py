@@ -261,6 +261,17 @@ class ArithSemantic(ShapeSemantic):
                 raise self.error(f"invalid operands of type {ta} and {tb} for '{_SYMBOL[op]}': "
                                  "bitwise operators need integers")
         x, y = self.check_operands(a, b, op)
+        # Triton's ``__rshift__``/``__rrshift__`` pick ashr/lshr from the *tensor* operand's own
+        # type (the left one, or the right one when the left is a Python scalar), not from the
+        # promoted type: int8 >> uint16 sign-extends to uint16 and still shifts arithmetically.
+        decider = a if isinstance(a, tensor) else b
+        elem = x.dtype
+        if (op == "rshift" and isinstance(decider, tensor) and isinstance(decider.dtype, ScalarType)
+                and decider.dtype.is_signed and isinstance(elem, ScalarType) and elem.is_unsigned
+                and not elem.is_boolean):
+            signed = ScalarType("i" + elem.name[1:])
+            xs, ys = self.bitcast(x, signed), self.bitcast(y, signed)
+            return self.bitcast(self.emit1(arith.ShrOp, [xs.handle, ys.handle], xs.type), elem)
         return self.emit1(_BITWISE[op], [x.handle, y.handle], x.type)
 
     def and_(self, a: Any, b: Any) -> tensor:
