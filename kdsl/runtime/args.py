@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from kdsl.errors import LaunchError
+from kdsl.errors import LaunchError, LaunchOverflowError
 from kdsl.frontend.specialization import ParamSpec, int_type
 from kdsl.ir.types import HOST_DTYPE_NAMES, PointerType, ScalarType, Type, f32, i1, scalar_from_numpy
 from kdsl.runtime.device_array import DeviceArray
@@ -173,7 +173,7 @@ def _python_scalar(name: str, value: bool | np.bool_ | int | float, div_ok: bool
     try:
         t = int_type(value)
     except OverflowError as exc:
-        raise LaunchError(str(exc), name, kernel) from exc
+        raise LaunchOverflowError(str(exc), name, kernel) from exc
     return ParamSpec.runtime(name, t, _div16(div_ok, value)), value
 
 
