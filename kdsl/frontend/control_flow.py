@@ -242,7 +242,7 @@ class ControlFlowMixin(GeneratorBase):
         l1, t1, l2, t2 = self.flatten_branches(blocks, [v1], [v2])
         if t1 != t2 or [x.type for x in l1] != [x.type for x in l2]:
             raise self.error(
-                "conditional expression with a runtime condition has inconsistent types "
+                "Ternary expression with dynamic condition has inconsistent types "
                 f"{_value_text(v1, l1)} and {_value_text(v2, l2)}",
                 node,
             )

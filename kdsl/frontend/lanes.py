@@ -247,7 +247,7 @@ class LaneMixin(CallMixin, ControlFlowMixin):
         if a is None and b is None:  # void arms: their effects already ran under their lanes
             return None
         text = lambda la, lb: (  # noqa: E731
-            "conditional expression with a runtime condition has inconsistent types "
+            "Ternary expression with dynamic condition has inconsistent types "
             f"{_scalar_text(la)} and {_scalar_text(lb)}"
         )
         return self.select(c, a, b, text, node)
