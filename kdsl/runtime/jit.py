@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, overload
 
-from kdsl.errors import CompilationError, DirectCallError, KdslError, LaunchError
+from kdsl.errors import CompilationError, DirectCallError, KdslError, LaunchError, LaunchOptionError
 from kdsl.frontend.compiler import generate_module
 from kdsl.frontend.locations import SourceInfo, load_source
 from kdsl.frontend.specialization import ParamSpec
@@ -375,6 +375,10 @@ def launch_options(opts: dict[str, Any], kernel: str) -> LaunchOptions:
     num_threads = opts.get("num_threads", 0) or 0
     if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0:
         raise LaunchError(f"must be a non-negative int, got {num_threads!r}", "num_threads", kernel)
+    num_warps = opts.get("num_warps")
+    if num_warps is not None and (isinstance(num_warps, bool) or not isinstance(num_warps, int) or num_warps <= 0
+                                  or num_warps & (num_warps - 1)):  # Triton's compile options assert it
+        raise LaunchOptionError(f"num_warps must be a power of 2, got {num_warps!r}", "num_warps", kernel)
     extra = tuple(
         sorted((k, check_knob(k, v, kernel) if "." in k else v) for k, v in opts.items()
                if k not in ("num_threads", "debug") and v is not None)
