@@ -133,6 +133,15 @@ def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
         return binary(n, t, a[0], a[1], bool(op.attributes.get("propagate_nan")))
     if n == "math.exp2" and _elem(t).name == "f32" and _lanes(t) == 16:
         return f"{vexp2.declare(r.helper)}({a[0]})"
+    if n in ("math.sin", "math.cos") and _elem(t).name == "f32" and isinstance(t, VectorType):
+        # PoCL's vector sin/cos (float2..float16): one lane that needs the large-argument
+        # reduction (1e30, inf) corrupts the other lanes (sin(1e-30) came out 0.0099, cos(1e-30)
+        # 0.99995); the scalar functions are right, so each lane gets its own call.
+        f, lanes = _MATH1[n], _lanes(t)
+        name = f"kd_{f}{lanes}"
+        parts = ", ".join(f"{f}(x.s{i:x})" for i in range(lanes))
+        src = f"inline float{lanes} {name}(float{lanes} x) {{ return (float{lanes})({parts}); }}\n"
+        return f"{r.helper(name, src)}({a[0]})"
     return _unary(n, t, a[0], op)
 
 
