@@ -4,6 +4,7 @@ implicit promotion (see :mod:`kdsl.frontend.semantic_types`)."""
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -260,6 +261,13 @@ class ArithSemantic(ShapeSemantic):
                 tb = b.dtype if isinstance(b, tensor) else self.py_scalar_type(unwrap(b))
                 raise self.error(f"invalid operands of type {ta} and {tb} for '{_SYMBOL[op]}': "
                                  "bitwise operators need integers")
+        if op in ("lshift", "rshift") and isinstance(a, tensor) and isinstance(a.dtype, ScalarType):
+            amount = unwrap(b)
+            if isinstance(amount, int) and not isinstance(amount, bool) and amount >= a.dtype.bitwidth:
+                # Triton's check_bit_width: a warning, not an error (the result is undefined)
+                where = str(self.error("")).splitlines()[0].removesuffix("error: ").strip()
+                warnings.warn(f"{where} Value {amount} exceeds the maximum bitwidth ({a.dtype.bitwidth}) for type "
+                              f"'{repr(a.dtype).rsplit('.', 1)[-1]}'. This may result in undefined behavior.", UserWarning, stacklevel=2)
         x, y = self.check_operands(a, b, op)
         # Triton's ``__rshift__``/``__rrshift__`` pick ashr/lshr from the *tensor* operand's own
         # type (the left one, or the right one when the left is a Python scalar), not from the
