@@ -44,7 +44,14 @@ Facts checked (Triton's behaviour, reproduced by kdsl):
 - Errors carry Triton's wording: ``invalid axis N``, ``duplicate axes, normalized axes =
   [...]``, ``program_id axis must be 0, 1, or 2 but got N``, ``unsupported tensor index``,
   ``reshape``, ``out of range``; ``num_warps`` not a power of 2 is an ``AssertionError``;
-  an int launch argument outside 64 bits is an ``OverflowError``.
+  an int launch argument outside 64 bits is an ``OverflowError``; a shift by a constant >= the
+  bit width warns (``check_bit_width``); ``repr(tl.float16) == "triton.language.float16"``.
+- A dtype annotation on a scalar parameter (``v: "tl.uint8"``) types the argument
+  (test_annotations.py); unknown annotations (``np.ndarray``, ``int``) are ignored.
+- Math edge values: signed zeros, infinities, NaN, exp/exp2 overflow edges; a 16-lane vector
+  mixing tiny and huge arguments (PoCL's vector sin/cos let the huge lane spoil the others).
+  Known gap (strict xfail, vulkan only): lavapipe's f32 sin/cos for ``|x| >= ~1e8`` and logs of
+  subnormals.
 """
 
 from __future__ import annotations
