@@ -60,6 +60,16 @@ class LaunchError(KdslError, TypeError):
         super().__init__(f"{where}{what}{message}")
 
 
+class LaunchOptionError(LaunchError, AssertionError):
+    """A launch option Triton asserts on (``num_warps`` not a power of 2); also an
+    ``AssertionError``, which is what Triton raises for it."""
+
+
+class LaunchOverflowError(LaunchError, OverflowError):
+    """An integer launch argument does not fit in 64 bits; also an ``OverflowError``, which is
+    what Triton raises for it."""
+
+
 class ConfigError(LaunchError, ValueError):
     """An autotuner launch whose arguments clash with its configs (a tuned meta-parameter passed
     by hand) or whose pruning left no config: Triton raises ``ValueError`` here."""

@@ -179,7 +179,15 @@ class ControlFlowMixin(GeneratorBase):
         v1 = r1.value if r1 is not None else None
         v2 = r2.value if r2 is not None else None
         if (v1 is None) != (v2 is None):
-            raise self.error("inconsistent return types: one path returns a value and another returns nothing", node)
+            # Triton returns ``ub.poison`` (an undefined value) on the path that falls off the
+            # end; any value is a valid poison, so that path returns zeros of the other's type.
+            block = then_block if v1 is None else else_block
+            saved = self.in_block(block)
+            try:
+                filler = self.poison_like(v2 if v1 is None else v1, node)
+            finally:
+                self.restore(saved)
+            v1, v2 = (filler, v2) if v1 is None else (v1, filler)
         if v1 is None:
             self.yield_in(then_block, [])
             self.yield_in(else_block, [])
@@ -192,6 +200,20 @@ class ControlFlowMixin(GeneratorBase):
         self.yield_in(else_block, l2)
         op = self.builder.create(IfOp, [c], [x.type for x in l1], regions=[Region([then_block]), Region([else_block])])
         return Ret(rebuild(t1[0], list(op.results), self.sem))
+
+    def poison_like(self, value: Any, node: ast.AST) -> Any:
+        """A stand-in for Triton's ``ub.poison``: zeros shaped and typed like ``value``
+        (a tensor or a tuple of them), for a return path that returns nothing."""
+        if isinstance(value, tuple):
+            return tuple(self.poison_like(v, node) for v in value)
+        if is_static(value) and isinstance(unwrap(value), (bool, int, float)):
+            value = self.sem.to_tensor(value)  # a returned constant decays to a tensor
+        if not isinstance(value, kl.tensor):
+            raise self.error("inconsistent return types: one path returns a value and another returns nothing", node)
+        dtype = value.dtype
+        if not isinstance(dtype, ScalarType):  # a pointer: the null address of that type
+            return self.sem.cast(kl.full(value.shape, 0, kl.int64, _semantic=self.sem), dtype)
+        return kl.full(value.shape, 0, dtype, _semantic=self.sem)
 
     def visit_IfExp(self, node: ast.IfExp) -> Any:
         return self.ifexp_on(self.visit(node.test), node)
@@ -212,10 +234,15 @@ class ControlFlowMixin(GeneratorBase):
             finally:
                 self.restore(saved)
         v1, v2 = values
+        if v1 is None and v2 is None:  # both arms are calls without a value (Triton's void ternary)
+            self.yield_in(blocks[0], [])
+            self.yield_in(blocks[1], [])
+            self.builder.create(IfOp, [c], [], regions=[Region([blocks[0]]), Region([blocks[1]])])
+            return None
         l1, t1, l2, t2 = self.flatten_branches(blocks, [v1], [v2])
         if t1 != t2 or [x.type for x in l1] != [x.type for x in l2]:
             raise self.error(
-                "conditional expression with a runtime condition has inconsistent types "
+                "Ternary expression with dynamic condition has inconsistent types "
                 f"{_value_text(v1, l1)} and {_value_text(v2, l2)}",
                 node,
             )

@@ -185,8 +185,8 @@ class LaneMixin(CallMixin, ControlFlowMixin):
             (_, r1), (_, r2) = self.lane_branches(c, node)
             v1 = r1.value if r1 is not None else None
             v2 = r2.value if r2 is not None else None
-            if (v1 is None) != (v2 is None):
-                raise self.error("inconsistent return types: one path returns a value and another returns nothing", node)
+            if (v1 is None) != (v2 is None):  # Triton's poison for the path without a value
+                v1, v2 = (self.poison_like(v2, node), v2) if v1 is None else (v1, self.poison_like(v1, node))
             if v1 is None:
                 return Ret(None)
             text = lambda la, lb: f"inconsistent return types: {_scalar_text(la)} and {_scalar_text(lb)}"  # noqa: E731
@@ -244,8 +244,10 @@ class LaneMixin(CallMixin, ControlFlowMixin):
             finally:
                 self.active = outer
         a, b = values
+        if a is None and b is None:  # void arms: their effects already ran under their lanes
+            return None
         text = lambda la, lb: (  # noqa: E731
-            "conditional expression with a runtime condition has inconsistent types "
+            "Ternary expression with dynamic condition has inconsistent types "
             f"{_scalar_text(la)} and {_scalar_text(lb)}"
         )
         return self.select(c, a, b, text, node)

@@ -4,6 +4,7 @@ implicit promotion (see :mod:`kdsl.frontend.semantic_types`)."""
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -260,7 +261,25 @@ class ArithSemantic(ShapeSemantic):
                 tb = b.dtype if isinstance(b, tensor) else self.py_scalar_type(unwrap(b))
                 raise self.error(f"invalid operands of type {ta} and {tb} for '{_SYMBOL[op]}': "
                                  "bitwise operators need integers")
+        if op in ("lshift", "rshift") and isinstance(a, tensor) and isinstance(a.dtype, ScalarType):
+            amount = unwrap(b)
+            if isinstance(amount, int) and not isinstance(amount, bool) and amount >= a.dtype.bitwidth:
+                # Triton's check_bit_width: a warning, not an error (the result is undefined)
+                where = str(self.error("")).splitlines()[0].removesuffix("error: ").strip()
+                warnings.warn(f"{where} Value {amount} exceeds the maximum bitwidth ({a.dtype.bitwidth}) for type "
+                              f"'{repr(a.dtype).rsplit('.', 1)[-1]}'. This may result in undefined behavior.", UserWarning, stacklevel=2)
         x, y = self.check_operands(a, b, op)
+        # Triton's ``__rshift__``/``__rrshift__`` pick ashr/lshr from the *tensor* operand's own
+        # type (the left one, or the right one when the left is a Python scalar), not from the
+        # promoted type: int8 >> uint16 sign-extends to uint16 and still shifts arithmetically.
+        decider = a if isinstance(a, tensor) else b
+        elem = x.dtype
+        if (op == "rshift" and isinstance(decider, tensor) and isinstance(decider.dtype, ScalarType)
+                and decider.dtype.is_signed and isinstance(elem, ScalarType) and elem.is_unsigned
+                and not elem.is_boolean):
+            signed = ScalarType("i" + elem.name[1:])
+            xs, ys = self.bitcast(x, signed), self.bitcast(y, signed)
+            return self.bitcast(self.emit1(arith.ShrOp, [xs.handle, ys.handle], xs.type), elem)
         return self.emit1(_BITWISE[op], [x.handle, y.handle], x.type)
 
     def and_(self, a: Any, b: Any) -> tensor:

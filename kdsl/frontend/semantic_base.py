@@ -162,7 +162,8 @@ class SemanticBase:
         """A compile-time axis in ``[-rank, rank)`` normalised to ``[0, rank)``."""
         a = self.const_int(axis, what)
         if not -rank <= a < rank:
-            raise self.error(f"{what} {a} is out of range for a tensor of rank {rank}")
+            raise self.error(f"{what} {a} is out of range for a tensor of rank {rank} "
+                             f"(invalid axis {a}; expected {-rank} <= axis < {rank})")
         return a + rank if a < 0 else a
 
 

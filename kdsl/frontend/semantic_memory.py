@@ -22,7 +22,7 @@ class MemorySemantic(MathSemantic):
     def program_id(self, axis: Any) -> tensor:
         a = self.const_int(axis, "program_id axis")
         if a not in (0, 1, 2):
-            raise self.error(f"program_id axis must be 0, 1 or 2, got {a}")
+            raise self.error(f"program_id axis must be 0, 1, or 2 but got {a}")
         return self.emit1(tile.ProgramIdOp, [], i32, axis=a)
 
     def num_programs(self, axis: Any) -> tensor:

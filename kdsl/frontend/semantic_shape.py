@@ -120,9 +120,11 @@ class ShapeSemantic(CastSemantic):
         axes_raw = unwrap(axis)
         axes_list = list(axes_raw) if isinstance(axes_raw, (tuple, list)) else [axes_raw]
         new_rank = len(x.shape) + len(axes_list)
-        axes = sorted(self.norm_axis(a, new_rank) for a in axes_list)
+        normalized = [self.norm_axis(a, new_rank) for a in axes_list]
+        axes = sorted(normalized)
         if len(set(axes)) != len(axes):
-            raise self.error(f"expand_dims got repeated axes {axes_list}")
+            raise self.error(f"expand_dims got repeated axes {[unwrap(a) for a in axes_list]} "
+                             f"(duplicate axes, normalized axes = {normalized})")
         for a in axes:
             shape = list(x.shape)
             shape.insert(a, 1)

@@ -98,7 +98,7 @@ def computation_type(a: ScalarType, a_is_scalar: bool, b: ScalarType, b_is_scala
         raise TypeRuleError(f"cannot combine {a} and {b}: cast one of them explicitly")
     if div_or_mod and a.is_unsigned != b.is_unsigned:
         raise TypeRuleError(
-            f"cannot use /, // or % with {a} and {b} because they have different signedness; "
+            f"Cannot use /, //, or % with {a} and {b} because they have different signedness; "
             "cast them to the same signedness"
         )
     return integer_promote(a, b)

@@ -135,6 +135,11 @@ class ScalarType(Type):
     def text(self) -> str:
         return self.name
 
+    def __repr__(self) -> str:
+        """Triton's ``repr(tl.float16) == "triton.language.float16"``: the name that evaluates
+        back to the type (test_core.py's ``test_dtype_codegen``)."""
+        return f"kdsl.language.{_LANGUAGE_NAMES.get(self.name, self.name)}"
+
     @property
     def scalar(self) -> ScalarType:
         return self
@@ -489,6 +494,9 @@ class VectorType(Type):
 
 
 # Singletons for the scalar types, so code can write ``types.f32``.
+_LANGUAGE_NAMES = {"i1": "int1", "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+                   **{f"i{b}": f"int{b}" for b in (8, 16, 32, 64)}, **{f"u{b}": f"uint{b}" for b in (8, 16, 32, 64)},
+                   **{n: "float" + n[2:] for n in ("fp8e5", "fp8e4nv", "fp8e4b15", "fp8e4b8", "fp8e5b16")}}
 i1 = ScalarType("i1")
 i8 = ScalarType("i8")
 i16 = ScalarType("i16")

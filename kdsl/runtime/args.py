@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from kdsl.errors import LaunchError
+from kdsl.errors import LaunchError, LaunchOverflowError
 from kdsl.frontend.specialization import ParamSpec, int_type
 from kdsl.ir.types import HOST_DTYPE_NAMES, PointerType, ScalarType, Type, f32, i1, scalar_from_numpy
 from kdsl.runtime.device_array import DeviceArray
@@ -114,11 +114,24 @@ def specialize(
     do_not_specialize: set[str],
     kernel: str,
     no_alignment: frozenset[str] | set[str] = frozenset(),
+    annotated: dict[str, ScalarType] | None = None,
 ) -> tuple[list[ParamSpec], list[Any]]:
-    """ParamSpecs of every parameter and the runtime argument list for the backend."""
+    """ParamSpecs of every parameter and the runtime argument list for the backend.
+
+    ``annotated``: parameters whose annotation is a dtype (``v: kl.uint8`` or ``"tl.uint8"``); a
+    scalar passed to one has that type, as in Triton (``KernelParam.annotation_type``), instead
+    of the type its value would give, and is not specialised on being 1."""
     specs: list[ParamSpec] = []
     runtime: list[Any] = []
     for name, value in binding.values.items():
+        ann = annotated.get(name) if annotated else None
+        if ann is not None and isinstance(value, (bool, int, float, np.generic)) and name not in constexprs:
+            integral = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+            ok = integral and ann.is_integer and name not in do_not_specialize and name not in no_alignment
+            div = _div16(True, int(value)) if ok else 1
+            specs.append(ParamSpec.runtime(name, ann, div))
+            runtime.append(value)
+            continue
         spec, arg = _one(name, value, name in constexprs, name not in do_not_specialize, kernel,
                          name not in no_alignment)  # fmt: skip
         specs.append(spec)
@@ -173,7 +186,7 @@ def _python_scalar(name: str, value: bool | np.bool_ | int | float, div_ok: bool
     try:
         t = int_type(value)
     except OverflowError as exc:
-        raise LaunchError(str(exc), name, kernel) from exc
+        raise LaunchOverflowError(str(exc), name, kernel) from exc
     return ParamSpec.runtime(name, t, _div16(div_ok, value)), value
 
 

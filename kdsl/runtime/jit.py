@@ -14,11 +14,12 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, overload
 
-from kdsl.errors import CompilationError, DirectCallError, KdslError, LaunchError
+from kdsl.errors import CompilationError, DirectCallError, KdslError, LaunchError, LaunchOptionError
 from kdsl.frontend.compiler import generate_module
 from kdsl.frontend.locations import SourceInfo, load_source
 from kdsl.frontend.specialization import ParamSpec
 from kdsl.ir.core import IRError, ModuleOp
+from kdsl.ir.types import ScalarType
 from kdsl.ir.verifier import verify
 from kdsl.runtime import args as argmod
 from kdsl.runtime.args import MAX_GRID_DIM
@@ -68,6 +69,9 @@ class KernelFunction:
         self.constexpr_names = {n for n, p in self.signature.parameters.items() if _is_constexpr_annotation(p.annotation)}
         # ``ptr: kl.const`` parameters: stores through them are compile errors (frontend/readonly.py)
         self.const_names = frozenset(n for n, p in self.signature.parameters.items() if _is_const_annotation(p.annotation))
+        # ``v: kl.uint8`` / ``v: "tl.uint8"``: a scalar argument gets that type (Triton's annotation_type)
+        self.annotated_types = {n: t for n, p in self.signature.parameters.items()
+                                if n not in self.constexpr_names and (t := _dtype_annotation(p.annotation)) is not None}
         self.do_not_specialize = self._names(do_not_specialize)
         self.do_not_specialize_on_alignment = self._names(do_not_specialize_on_alignment)
         # Triton's profiler hooks (proton reads them) and its no-inlining hint: kept for
@@ -208,7 +212,7 @@ class KernelFunction:
         grid3 = argmod.normalize_grid(grid, dict(binding.values), self.__name__)
         backend = resolve_backend()
         specs, _ = argmod.specialize(binding, self.constexpr_names, self.do_not_specialize, self.__name__,
-                                     self.do_not_specialize_on_alignment)
+                                     self.do_not_specialize_on_alignment, self.annotated_types)
         values = list(binding.values.values())
         for name, v in binding.values.items():
             arr = unwrap_reinterpret(v)
@@ -279,7 +283,7 @@ class KernelFunction:
                 typed[k] = ParamSpec.runtime(k, ptr, 16)
         rest = argmod.Binding({k: v for k, v in binding.values.items() if k not in typed}, binding.options)
         specs, _ = argmod.specialize(rest, self.constexpr_names, self.do_not_specialize, self.__name__,
-                                     self.do_not_specialize_on_alignment)
+                                     self.do_not_specialize_on_alignment, self.annotated_types)
         by_name = {s.name: s for s in specs}
         return [typed[name] if name in typed else by_name[name] for name in binding.values]
 
@@ -375,6 +379,10 @@ def launch_options(opts: dict[str, Any], kernel: str) -> LaunchOptions:
     num_threads = opts.get("num_threads", 0) or 0
     if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0:
         raise LaunchError(f"must be a non-negative int, got {num_threads!r}", "num_threads", kernel)
+    num_warps = opts.get("num_warps")
+    if num_warps is not None and (isinstance(num_warps, bool) or not isinstance(num_warps, int) or num_warps <= 0
+                                  or num_warps & (num_warps - 1)):  # Triton's compile options assert it
+        raise LaunchOptionError(f"num_warps must be a power of 2, got {num_warps!r}", "num_warps", kernel)
     extra = tuple(
         sorted((k, check_knob(k, v, kernel) if "." in k else v) for k, v in opts.items()
                if k not in ("num_threads", "debug") and v is not None)
@@ -446,6 +454,32 @@ def _is_constexpr_annotation(ann: Any) -> bool:
     from kdsl.language.core import constexpr
 
     return ann is constexpr
+
+
+_ANNOTATION_PREFIXES = ("triton.language.", "kdsl.language.", "tl.", "kl.")
+
+
+def _dtype_annotation(ann: Any) -> ScalarType | None:
+    """The scalar dtype a parameter annotation names (``kl.uint8``, ``"tl.uint8"``, ``"int16"``,
+    ``"fp32"``, ``"bool"``), or None (no annotation, ``int``, ``torch.Tensor``, ``kl.constexpr``...)."""
+    if isinstance(ann, ScalarType):
+        return ann
+    if not isinstance(ann, str):
+        return None
+    text = ann.strip()
+    for prefix in _ANNOTATION_PREFIXES:
+        text = text.removeprefix(prefix)
+    if text == "bool":
+        return ScalarType("i1")
+    import kdsl.language as kl
+
+    found = getattr(kl, text, None)
+    if isinstance(found, ScalarType):
+        return found
+    try:  # Triton's short names: i32, u8, fp16, bf16, ...
+        return ScalarType({"fp16": "f16", "fp32": "f32", "fp64": "f64"}.get(text, text))
+    except ValueError:
+        return None
 
 
 def _is_const_annotation(ann: Any) -> bool:

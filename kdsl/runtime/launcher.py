@@ -57,7 +57,9 @@ def argkey(v: Any) -> Any:
             return _I32 if v % 16 else _I32_16
         if -9223372036854775808 <= v < 9223372036854775808:
             return _I64 if v % 16 else _I64_16
-        return ("u64", v % 16 == 0)
+        if 0 <= v < 18446744073709551616:
+            return ("u64", v % 16 == 0)
+        return ("int", v)  # out of every integer type: the slow path raises OverflowError
     if t is np.ndarray:
         # An array owning its memory comes from numpy's allocator (malloc: 16-byte
         # aligned on every 64-bit platform numpy supports); only views need the

@@ -133,8 +133,8 @@ def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
         return binary(n, t, a[0], a[1], bool(op.attributes.get("propagate_nan")))
     if n == "math.exp2" and _elem(t).name == "f32" and _lanes(t) == 16:
         return f"{vexp2.declare(r.helper)}({a[0]})"
-    if n in ("math.sin", "math.cos") and _elem(t).name == "f32" and _lanes(t) == 16:
-        return f"{vtrig.declare(r.helper, n[5:])}({a[0]})"
+    if n in ("math.sin", "math.cos") and _elem(t).name == "f32" and isinstance(t, VectorType):
+        return f"{vtrig.declare(r.helper, n[5:], _lanes(t))}({a[0]})"
     return _unary(n, t, a[0], op)
 
 

@@ -7,10 +7,10 @@ a seventh of the cpu backend's speed. This is the cpu backend's method (``codege
 (by adding and subtracting 1.5 * 2^52, exact here), ``r = x - n pi/2`` with a three-part
 Cody-Waite ``pi/2`` (fma), Taylor polynomials on ``|r| <= pi/4``, the quadrant of ``n``, one
 rounding to float at the end (0.5 ulp but for the final rounding's double-rounding cases). Lanes
-of ``|x| >= 2^24``, infinite or NaN take the builtin (those need the exact reduction of huge
-arguments), computed only when a vector holds one; the others keep this result (PoCL's vector
-``sin`` also returns 2^-7 for a subnormal ``x`` in such a vector). Without ``cl_khr_fp64`` or clang the helpers are macros for
-the builtins, so the generated source stays portable.
+of ``|x| >= 2^24``, infinite or NaN take the scalar builtin (those need the exact reduction of
+huge arguments), computed only when a vector holds one; the others keep this result. PoCL's
+*vector* builtins are never used: one huge lane corrupts the other lanes' results there. Without ``cl_khr_fp64`` or clang the helpers are macros for
+the lane-by-lane builtins, so the generated source stays portable.
 """
 
 from __future__ import annotations
@@ -51,23 +51,37 @@ inline float16 kd_trig_v16(float16 x, long quadrant) {{
 inline float16 kd_sin_v16(float16 x) {{
   const float16 f = select(kd_trig_v16(x, 0L), x, x == 0.0f);  /* sin(-0) = -0 */
   const int16 big = !(fabs(x) < 16777216.0f);
-  return any(big) ? select(f, sin(x), big) : f;
+  return any(big) ? select(f, kd_sin16(x), big) : f;
 }}
 inline float16 kd_cos_v16(float16 x) {{
   const float16 f = kd_trig_v16(x, 1L);  /* cos(x) = sin(x + pi/2) */
   const int16 big = !(fabs(x) < 16777216.0f);
-  return any(big) ? select(f, cos(x), big) : f;
+  return any(big) ? select(f, kd_cos16(x), big) : f;
 }}
 #else
-#define kd_sin_v16(x) sin(x)
-#define kd_cos_v16(x) cos(x)
+#define kd_sin_v16(x) kd_sin16(x)
+#define kd_cos_v16(x) kd_cos16(x)
 #endif
 """
 
 
-def declare(helper: Helper, name: str) -> str:
-    """Register the helpers once in the program's prelude; return the function for ``name``
-    (``"sin"`` or ``"cos"``)."""
+def lane_wise(helper: Helper, name: str, lanes: int) -> str:
+    """``kd_<name><lanes>``: the scalar builtin on each lane. PoCL's vector ``sin``/``cos``
+    (float2..float16) let one lane that needs the large-argument reduction (1e30, inf) corrupt
+    the others (``sin(1e-30)`` came out 0.0099); its scalar functions are right."""
+    fn = f"kd_{name}{lanes}"
+    parts = ", ".join(f"{name}(x.s{i:x})" for i in range(lanes))
+    return helper(fn, f"inline float{lanes} {fn}(float{lanes} x) {{ return (float{lanes})({parts}); }}\n")
+
+
+def declare(helper: Helper, name: str, lanes: int) -> str:
+    """Register the helpers once in the program's prelude; return the function computing ``name``
+    (``"sin"`` or ``"cos"``) on ``float<lanes>``: the double-precision path on 16 lanes, the
+    scalar builtins lane by lane otherwise."""
+    if lanes != 16:
+        return lane_wise(helper, name, lanes)
+    for f in ("sin", "cos"):  # the fallbacks the 16-lane helpers call
+        lane_wise(helper, f, 16)
     helper("kd_trig_v16", _source())
     return f"kd_{name}_v16"
 
