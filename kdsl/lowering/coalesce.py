@@ -236,15 +236,21 @@ def _merge(slot: _Slot) -> int:
     return before - _memref(leader).nbytes
 
 
+def local_allocs(root: Operation) -> list[Operation]:
+    """The ``wi.alloc`` ops of ``__local`` buffers in ``root``, in program order."""
+    return [op for op in root.walk() if isinstance(op, wi.AllocOp) and _memref(op).space == "local"]
+
+
+def alloc_bytes(alloc: Operation, itemsize: ItemSize | None = None) -> int:
+    """Bytes of one array. ``itemsize``: bytes per element as the target declares its arrays
+    (default: at least 4, as OpenCL C's registers hold f16/bf16)."""
+    t = _memref(alloc)
+    return t.size * (itemsize or default_local_itemsize)(t.element)
+
+
 def local_bytes(root: Operation, itemsize: ItemSize | None = None) -> int:
-    """Bytes of ``__local`` memory a work-group needs. ``itemsize``: bytes per element as the
-    target declares its arrays (default: at least 4, as OpenCL C's registers hold f16/bf16)."""
-    total = 0
-    for op in root.walk():
-        if isinstance(op, wi.AllocOp) and _memref(op).space == "local":
-            t = _memref(op)
-            total += t.size * (itemsize(t.element) if itemsize else default_local_itemsize(t.element))
-    return total
+    """Bytes of ``__local`` memory a work-group needs (``itemsize``: as for :func:`alloc_bytes`)."""
+    return sum(alloc_bytes(op, itemsize) for op in local_allocs(root))
 
 
 def default_local_itemsize(e: ScalarType | PointerType) -> int:

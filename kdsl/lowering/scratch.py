@@ -27,30 +27,26 @@ from __future__ import annotations
 from kdsl.ir.core import Operation
 from kdsl.ir.dialects import wi
 from kdsl.ir.types import MemRefType
-from kdsl.lowering.coalesce import ItemSize, default_local_itemsize
+from kdsl.lowering.coalesce import ItemSize, alloc_bytes, local_allocs
 
 
 def spill_to_scratch(func: Operation, limit: int, itemsize: ItemSize | None = None) -> int:
     """Move the largest ``__local`` buffers of ``func`` to ``scratch`` until the rest needs at most
     ``limit`` bytes; set their offsets and ``func``'s ``scratch_bytes``. Returns the scratch bytes
     per work-group (0: everything fit, ``func`` unchanged)."""
-    size_of = itemsize or default_local_itemsize
-    locals_ = [op for op in func.walk() if isinstance(op, wi.AllocOp) and _memref(op).space == "local"]
-
-    def nbytes(op: Operation) -> int:
-        t = _memref(op)
-        return t.size * size_of(t.element)
-
-    used = sum(nbytes(op) for op in locals_)
+    locals_ = local_allocs(func)
+    used = sum(alloc_bytes(op, itemsize) for op in locals_)
     offset = 0
-    for op in sorted(locals_, key=nbytes, reverse=True):  # stable: equal sizes keep program order
+    for op in sorted(locals_, key=lambda a: alloc_bytes(a, itemsize), reverse=True):  # stable: equal sizes keep order
         if used <= limit:
             break
-        t = _memref(op)
+        nbytes = alloc_bytes(op, itemsize)
+        t = op.result.type
+        assert isinstance(t, MemRefType)
         op.result.type = MemRefType(t.size, t.element, "scratch")
         op.attributes["offset"] = offset
-        offset += -(-nbytes(op) // wi.SCRATCH_ALIGN) * wi.SCRATCH_ALIGN
-        used -= nbytes(op)
+        offset += -(-nbytes // wi.SCRATCH_ALIGN) * wi.SCRATCH_ALIGN
+        used -= nbytes
     if offset:
         func.attributes["scratch_bytes"] = offset
     return offset
@@ -59,9 +55,3 @@ def spill_to_scratch(func: Operation, limit: int, itemsize: ItemSize | None = No
 def scratch_bytes(func: Operation) -> int:
     """Bytes of one work-group's scratch slice (0: the function has no scratch arrays)."""
     return int(func.attributes.get("scratch_bytes") or 0)
-
-
-def _memref(alloc: Operation) -> MemRefType:
-    t = alloc.result.type
-    assert isinstance(t, MemRefType)
-    return t
