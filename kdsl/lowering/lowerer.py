@@ -379,11 +379,19 @@ class Lowerer:
         self.eb.create(wi.StoreOp, [v, mat.priv, idx.slot])
         self.nest.cur[id(mat)] = v
 
-    def materialise(self, rep: Rep) -> Mat:
+    def materialise(self, rep: Rep, elem: ScalarType | None = None) -> Mat:
+        """``rep`` in a private array (itself if it is one); ``elem``: a lazy value's elements are
+        converted to that type as they are stored."""
         if isinstance(rep, Mat):
             return rep
-        m = self.new_mat(rep.shape, rep.elem)
-        self.elementwise(rep.shape, [rep], lambda idx: self.put(m, idx, self.elem(rep, idx)))
+        to = elem or rep.elem
+        m = self.new_mat(rep.shape, to)
+
+        def store(idx: Index) -> None:
+            v = self.elem(rep, idx)
+            self.put(m, idx, v if to == rep.elem else self.emit(arith.CastOp, [v], to))
+
+        self.elementwise(rep.shape, [rep], store)
         return m
 
     def to_shared(self, m: Mat) -> None:

@@ -292,12 +292,8 @@ def _mma_operand(lw: Lowerer, v: Value, acc_e: ScalarType) -> Mat:
     ``p.to(f16)``) is stored widened to f32 -- exactly the values the micro-kernel would widen at
     every one of its ``block_m``/``block_n`` re-reads, converted once instead."""
     rep = lw.rep(v)
-    if isinstance(rep, Mat) or acc_e.name != "f32" or not isinstance(rep.elem, ScalarType) \
-            or rep.elem.name not in ("f16", "bf16"):
-        return lw.materialise(rep)
-    m = lw.new_mat(rep.shape, acc_e)
-    lw.elementwise(rep.shape, [rep], lambda idx: lw.put(m, idx, lw.emit(arith.CastOp, [lw.elem(rep, idx)], acc_e)))
-    return m
+    narrow = isinstance(rep.elem, ScalarType) and rep.elem.name in ("f16", "bf16")
+    return lw.materialise(rep, acc_e if narrow and acc_e.name == "f32" else None)
 
 
 def _lower_mma(lw: Lowerer, op: Operation, blocking: dict[str, int]) -> None:
