@@ -265,7 +265,8 @@ class ArithSemantic(ShapeSemantic):
             amount = unwrap(b)
             if isinstance(amount, int) and not isinstance(amount, bool) and amount >= a.dtype.bitwidth:
                 # Triton's check_bit_width: a warning, not an error (the result is undefined)
-                where = str(self.error("")).splitlines()[0].removesuffix("error: ").strip()
+                loc = self.builder.loc
+                where = f"{loc}:" if loc.known else ""
                 warnings.warn(f"{where} Value {amount} exceeds the maximum bitwidth ({a.dtype.bitwidth}) for type "
                               f"'{repr(a.dtype).rsplit('.', 1)[-1]}'. This may result in undefined behavior.", UserWarning, stacklevel=2)
         x, y = self.check_operands(a, b, op)
