@@ -8,8 +8,8 @@ LLVM (O3, host CPU), and links it into the process.
 
 A launch packs the arguments into one block of 8-byte slots (array data
 pointers: zero copy; scalars converted to the parameter type), splits the
-linearised grid into contiguous ranges, runs them on the thread pool and
-returns when all programs finished. Threads: ``LaunchOptions.extra``
+linearised grid into contiguous slices, which the thread pool's threads claim
+one at a time while any is left, and returns when all programs finished. Threads: ``LaunchOptions.extra``
 ``("cpu_threads", n)``, else env ``KDSL_CPU_THREADS``, else the CPUs available.
 """
 
@@ -36,7 +36,7 @@ from kdsl.lowering.layout import knob_choices
 from kdsl.runtime.backend import LaunchOptions
 from kdsl.runtime.cpu import compiler
 from kdsl.runtime.cpu.loader import LoadedObject
-from kdsl.runtime.cpu.pool import default_threads, get_pool, split
+from kdsl.runtime.cpu.pool import default_threads, get_pool, slice_count, split
 from kdsl.runtime.cpu.target import host
 from kdsl.runtime.device_array import HostDevice
 from kdsl.runtime.hostmem import byte_span
@@ -205,11 +205,9 @@ class CPUKernel:
             run(argv, gx, gy, gz, 0, total)  # no thread hand-off: the cheapest launch
             self._measured(time.perf_counter() - t0, total)
         else:
-            ranges = split(total, self.threads)
-            first = ranges[0]
-            tasks = [_task(run, argv, gx, gy, gz, s, e) for s, e in ranges]
-            dt = get_pool(self.threads).run(tasks)
-            self._measured(dt, first[1] - first[0])
+            ranges = split(total, slice_count(total, self.threads))
+            dt, mine = get_pool(self.threads).run(_slice(run, argv, gx, gy, gz, ranges), len(ranges))
+            self._measured(dt, sum(ranges[i][1] - ranges[i][0] for i in mine))
         if self.prints:
             _libc_fflush()
         if status.value:
@@ -278,8 +276,16 @@ def _byte_span(v: Any) -> tuple[int, int]:
     return (lo, hi) if hi > lo else (0, 1)
 
 
-def _task(run: Any, argv: int, gx: int, gy: int, gz: int, s: int, e: int) -> Callable[[], None]:
-    return lambda: run(argv, gx, gy, gz, s, e)
+def _slice(
+    run: Any, argv: int, gx: int, gy: int, gz: int, ranges: list[tuple[int, int]]
+) -> Callable[[int], None]:
+    """Run slice ``i``: the programs ``ranges[i]`` of the linearised grid."""
+
+    def one(i: int) -> None:
+        s, e = ranges[i]
+        run(argv, gx, gy, gz, s, e)
+
+    return one
 
 
 def _libc_fflush() -> None:

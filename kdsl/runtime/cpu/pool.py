@@ -2,9 +2,12 @@
 
 Each worker is a Python thread that calls the compiled ``kdsl_run`` through
 ctypes, which releases the GIL for the duration of the call, so the slices
-run truly in parallel. The calling thread runs the first slice itself and
-then waits for the others: a launch returns when every program finished.
-Pools are cached per size (the only module-level state).
+run truly in parallel. A launch is cut into a few more slices than threads and
+every thread -- the caller included -- claims the next unclaimed slice until
+none is left (:meth:`Pool.run`): on a shared machine one core is often
+slowed down by other load, and a fixed split would make the whole launch wait
+for that core's half. A launch returns when every program finished. Pools are
+cached per size (the only module-level state).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 
-Task = Callable[[], None]
+Task = Callable[[], object]
 
 
 class _Launch:
@@ -34,6 +37,42 @@ class _Launch:
             self.pending -= 1
             if self.pending == 0:
                 self.done.set()
+
+
+class _Slices:
+    """The slices of one dynamic launch and the index of the next unclaimed one."""
+
+    def __init__(self, run: Callable[[int], None], count: int) -> None:
+        self.run = run
+        self.count = count
+        self.next = 0
+        self.lock = threading.Lock()
+
+    def claim(self) -> int:
+        """The next slice's index, or -1 when every slice is claimed."""
+        with self.lock:
+            i = self.next
+            if i >= self.count:
+                return -1
+            self.next = i + 1
+            return i
+
+    def stop(self) -> None:
+        """Leave the remaining slices unclaimed (a slice raised: the launch fails anyway)."""
+        with self.lock:
+            self.next = self.count
+
+    def work(self) -> list[int]:
+        """Run slices until none is left; the indices this thread ran."""
+        mine = []
+        while (i := self.claim()) >= 0:
+            try:
+                self.run(i)
+            except BaseException:
+                self.stop()
+                raise
+            mine.append(i)
+        return mine
 
 
 class Pool:
@@ -55,34 +94,32 @@ class Pool:
             else:
                 launch.finish(None)
 
-    def run(self, tasks: list[Task]) -> float:
-        """Run ``tasks`` (the first in this thread) and wait for all of them.
+    def run(self, run: Callable[[int], None], count: int) -> tuple[float, list[int]]:
+        """Run ``run(0) .. run(count - 1)``, each slice on whichever thread is free first.
 
-        Returns the seconds the first task took (the caller's own share, a
-        measurement free of the hand-off cost).
+        Returns the seconds the calling thread spent running slices and the indices of the
+        slices it ran: its own share, a measurement free of the hand-off cost.
         """
-        if not tasks:
-            return 0.0
-        if len(tasks) == 1:
-            t0 = time.perf_counter()
-            tasks[0]()
-            return time.perf_counter() - t0
-        launch = _Launch(len(tasks) - 1)
-        for t in tasks[1:]:
-            self.tasks.put((t, launch))
+        slices = _Slices(run, count)
+        helpers = min(self.size, count - 1)
+        launch = _Launch(helpers)
+        for _ in range(helpers):
+            self.tasks.put((slices.work, launch))
         first_error: BaseException | None = None
+        mine: list[int] = []
         t0 = time.perf_counter()
         try:
-            tasks[0]()
+            mine = slices.work()
         except BaseException as exc:
             first_error = exc
         own = time.perf_counter() - t0
-        launch.done.wait()
+        if helpers:
+            launch.done.wait()
         if first_error is not None:
             raise first_error
         if launch.error is not None:
             raise launch.error
-        return own
+        return own, mine
 
 
 _POOLS: dict[int, Pool] = {}
@@ -112,6 +149,17 @@ def default_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def slice_count(total: int, threads: int) -> int:
+    """How many slices a grid of ``total`` programs is cut into for ``threads`` threads.
+
+    Four per thread: a thread slowed down by other load then holds up the launch by
+    at most a quarter of its fair share, while each slice stays a contiguous run of
+    program ids (grouped orderings keep their cache reuse) and the hand-offs stay a
+    few µs against launches worth splitting (``INLINE_BELOW_S`` and up).
+    """
+    return max(1, min(total, 4 * threads))
 
 
 def split(total: int, parts: int) -> list[tuple[int, int]]:
