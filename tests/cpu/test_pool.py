@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 
@@ -85,5 +86,5 @@ def test_slice_count(total: int, threads: int, want: int) -> None:
 def test_split_is_contiguous_and_covers_the_grid() -> None:
     ranges = split(1000, slice_count(1000, 2))
     assert ranges[0][0] == 0 and ranges[-1][1] == 1000
-    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
     assert max(e - s for s, e in ranges) - min(e - s for s, e in ranges) <= 1
