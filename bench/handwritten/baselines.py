@@ -1,12 +1,15 @@
 """Same-run baselines for bench/bench_matmul.py on PoCL: FMA peak, a hand-written SGEMM, CLBlast.
 
-Each function returns GFLOP/s (or ``None`` plus a printed reason when it cannot run):
+Each function prepares one baseline (builds it, picks its launch shape, checks its result) and
+returns a :class:`Runner`: one synchronous call and the floating-point operations it does. The
+benchmark times the runners in rounds, interleaved with kdsl, so a slow spell of the shared
+machine hits every column of a round alike.
 
 - :func:`fma_peak` -- ``peak.cl`` (12 independent ``float16`` fma chains per work-item) on
   as many work-groups as give the best rate: the machine's fp32 FMA peak as PoCL reaches it.
 - :func:`handwritten` -- ``sgemm.cl``, the register-blocked kernel of ``/work/shared/PLATFORM.md``
-  (8 x 32 per work-item in ``float16`` accumulators, K blocked by 256 with a barrier); timed
-  with one work-item per group and with 16 work-items along M, the faster one is reported.
+  (8 x 32 per work-item in ``float16`` accumulators, K blocked by 256 with a barrier), with
+  one work-item per group or 16 work-items along M, whichever is faster.
 - :func:`clblast` -- ``CLBlastSgemm`` (Debian ``libclblast1``) through ctypes on pyopencl's
   queue and buffers (``int_ptr``); untuned for PoCL, as CLBlast ships.
 """
@@ -18,12 +21,22 @@ import ctypes.util
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class Runner:
+    """One prepared baseline: ``call()`` runs it once to completion; ``flop`` per call."""
+
+    call: Callable[[], None]
+    flop: float
+    config: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -48,22 +61,26 @@ def _best(fn: Callable[[], Any], repeats: int) -> float:
     return best
 
 
-def fma_peak(repeats: int = 3) -> float:
-    """fp32 FMA GFLOP/s of PoCL on this machine (best over 2, 4 and 8 work-groups)."""
+def fma_peak() -> Runner:
+    """fp32 FMA peak of PoCL on this machine: ``peak.cl`` on 2, 4 or 8 work-groups, the fastest."""
     cl, ctx, q = _cl()
     with open(os.path.join(HERE, "peak.cl")) as f:
         kern = cl.Program(ctx, f.read()).build().fma_peak
     out = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, 4 * 64)
-    iters = 400_000
-    best = 0.0
+    iters = 1_600_000  # ~20 ms a call at ~300 GFLOP/s: long enough to see both cores at work
+    best: tuple[float, Runner] | None = None
     for groups in (2, 4, 8):
 
         def run(g: int = groups) -> None:
             kern(q, (g,), (1,), out, np.int32(iters), np.float32(0.999))
             q.finish()
 
-        best = max(best, groups * iters * 12 * 16 * 2 / _best(run, repeats) / 1e9)
-    return best
+        flop = groups * iters * 12 * 16 * 2.0
+        rate = flop / _best(run, 2)
+        if best is None or rate > best[0]:
+            best = (rate, Runner(run, flop, f"{groups} groups"))
+    assert best is not None
+    return best[1]
 
 
 def _buffers(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> tuple[Any, Any, Any]:
@@ -86,9 +103,8 @@ def _check(c_buf: Any, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], ref: np
         raise AssertionError(f"baseline result wrong: relative error {err:.1e}")
 
 
-def handwritten(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], ref: np.ndarray[Any, Any], repeats: int
-                ) -> tuple[float, str]:  # fmt: skip
-    """GFLOP/s of ``sgemm.cl`` on square-ish ``a @ b`` (sizes multiples of 256) and its local size."""
+def handwritten(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], ref: np.ndarray[Any, Any]) -> Runner:
+    """``sgemm.cl`` on square-ish ``a @ b`` (sizes multiples of 256) with its faster local size."""
     cl, ctx, q = _cl()
     m, k = a.shape
     n = b.shape[1]
@@ -97,18 +113,19 @@ def handwritten(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], ref: np.ndarra
     with open(os.path.join(HERE, "sgemm.cl")) as f:
         kern = cl.Program(ctx, f.read()).build(options="-DKB=256").sgemm
     bufs = _buffers(a, b)
-    best, where = 0.0, ""
+    best: tuple[float, Runner] | None = None
     for local in ((1, 1), (16, 1)):
 
         def run(loc: tuple[int, int] = local) -> None:
             kern(q, (m // 8, n // 32), loc, *bufs, np.int32(m), np.int32(n), np.int32(k))
             q.finish()
 
-        gf = 2.0 * m * n * k / _best(run, repeats) / 1e9
+        seconds = _best(run, 1)
         _check(bufs[2], a, b, ref)
-        if gf > best:
-            best, where = gf, f"local {local[0]}x{local[1]}"
-    return best, where
+        if best is None or seconds < best[0]:
+            best = (seconds, Runner(run, 2.0 * m * n * k, f"local {local[0]}x{local[1]}"))
+    assert best is not None
+    return best[1]
 
 
 @lru_cache(maxsize=1)
@@ -131,8 +148,8 @@ def clblast_available() -> tuple[bool, str]:
     return True, ""
 
 
-def clblast(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], ref: np.ndarray[Any, Any], repeats: int) -> float:
-    """GFLOP/s of ``CLBlastSgemm`` (row-major, no transposes) on PoCL's queue."""
+def clblast(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], ref: np.ndarray[Any, Any]) -> Runner:
+    """``CLBlastSgemm`` (row-major, no transposes) on PoCL's queue, its result checked."""
     _, _, q = _cl()
     fn = _clblast_lib()
     m, k = a.shape
@@ -149,6 +166,6 @@ def clblast(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], ref: np.ndarray[An
             raise RuntimeError(f"CLBlastSgemm failed with status {status}")
         q.finish()
 
-    gf = 2.0 * m * n * k / _best(run, repeats) / 1e9
+    run()
     _check(bufs[2], a, b, ref)
-    return gf
+    return Runner(run, 2.0 * m * n * k)
