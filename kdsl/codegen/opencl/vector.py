@@ -6,7 +6,8 @@ return for 32-bit lanes (64-bit compares are converted to it, and the mask is
 widened back for a 64-bit ``select``). Memory: ``vloadN``/``vstoreN`` (only
 element alignment needed; spelled by :mod:`.vmem`). Signed 32/64-bit ``+ - *`` go through the
 unsigned type (``as_uintN``) so overflow wraps, as in the scalar path;
-float -> int casts saturate (``convert_intN_sat_rtz``); max/min with
+float -> int casts saturate (``convert_intN_sat_rtz``); an f32 vector divided by a
+splat scalar goes through :mod:`.vdiv` (correctly rounded, no vector divide); max/min with
 ``propagate_nan`` select ``a + b`` where a lane is NaN. ``wi.vreduce`` is a
 tree over halves (``.lo``/``.hi``), the order the op documents.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kdsl.codegen.opencl import ctypes as ct
-from kdsl.codegen.opencl import streaming, vexp2, vmem, vtrig
+from kdsl.codegen.opencl import streaming, vdiv, vexp2, vmem, vtrig
 from kdsl.codegen.opencl.exprs import _MATH1
 from kdsl.errors import CompilationError
 from kdsl.ir.core import Operation
@@ -68,6 +69,17 @@ def render(r: Renderer, op: Operation, depth: int) -> None:
         return
     t = op.result.type
     r.emit(depth, f"const {ct.reg(t)} {r.fresh(op.result)} = {_expr(r, op, a)};")
+
+
+def _uniform_divide(r: Renderer, op: Operation, a: list[str]) -> str | None:
+    """An f32 vector divided by a splat scalar (``wi.broadcast``) through ``vdiv``, else None."""
+    t = op.result.type
+    if op.NAME not in ("arith.div", "math.div_rn") or _elem(t).name != "f32" or _lanes(t) not in vdiv.LANES:
+        return None
+    d = op.operands[1].owner_op
+    if d is None or d.NAME != "wi.broadcast":
+        return None
+    return f"{vdiv.declare(r.helper, _lanes(t))}({a[0]}, {r.name(d.operand)})"
 
 
 def _load(r: Renderer, op: Operation, a: list[str]) -> str:
@@ -130,7 +142,7 @@ def _expr(r: Renderer, op: Operation, a: list[str]) -> str:
     if n == "math.fma":
         return f"fma({a[0]}, {a[1]}, {a[2]})"
     if len(a) == 2:
-        return binary(n, t, a[0], a[1], bool(op.attributes.get("propagate_nan")))
+        return _uniform_divide(r, op, a) or binary(n, t, a[0], a[1], bool(op.attributes.get("propagate_nan")))
     if n == "math.exp2" and _elem(t).name == "f32" and _lanes(t) == 16:
         return f"{vexp2.declare(r.helper)}({a[0]})"
     if n in ("math.sin", "math.cos") and _elem(t).name == "f32" and isinstance(t, VectorType):

@@ -9,6 +9,20 @@
 #ifdef __clang__
 typedef float16 __attribute__((aligned(4))) kd_ufloat16;
 #endif
+inline float16 kd_divu16(float16 x, float s) {
+  const float r = 1.0f / s;
+  const float16 q = x * r;
+  const float16 q1 = fma(fma(-q, (float16)(s), x), (float16)(r), q);
+  const float16 ax = fabs(x);
+  const int16 zero = x == 0.0f;
+  const int16 ok = ((ax >= 0x1p-80f) & (ax <= 0x1p80f)) | zero;
+  const float as = fabs(s);
+  const int8 ok8 = ok.lo & ok.hi;
+  const int4 ok4 = ok8.lo & ok8.hi;
+  const int2 ok2 = ok4.lo & ok4.hi;
+  if (((ok2.x & ok2.y) < 0) && as >= 0x1p-40f && as <= 0x1p40f) return select(q1, q, zero);
+  return (float16)(x.lo / s, x.hi / s);
+}
 __kernel void softmax_kernel(
     __global uchar* output_ptr_base,
     ulong output_ptr_off,
@@ -129,7 +143,7 @@ __kernel void softmax_kernel(
     for (int v87 = 0; v87 < v86; v87 += 16) {
       __global float* const v88 = ((__global float*)v81 + v87);
       const float16 v89 = KD_VLD(float, 16, __private, v3 + v87);
-      const float16 v90 = (v89 / v82);
+      const float16 v90 = kd_divu16(v89, v72);
       KD_VST(float, 16, __global, v88, v90);
     }
     for (int v91 = v86; v91 < 1024; v91 += 1) {
