@@ -45,9 +45,10 @@ from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 # ``waves_per_eu``, ``matrix_instr_nonkdim``, ``kpack`` and ``schedule_hint`` are Triton's AMD
 # (HIP) compile options: occupancy, MFMA shape and scheduling hints, which tutorial 03's
 # non-CUDA autotuning configurations carry next to the meta-parameters; they change no result.
+# ``extern_libs`` names bitcode libraries to link: kdsl links none, so only an empty one is accepted.
 LAUNCH_OPTIONS = ("num_threads", "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                   "launch_cooperative_grid", "debug", "waves_per_eu", "matrix_instr_nonkdim", "kpack",
-                  "schedule_hint")
+                  "schedule_hint", "extern_libs")
 
 
 @dataclass
