@@ -145,8 +145,8 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
          align_ok: bool = True) -> tuple[ParamSpec, Any]:  # fmt: skip
     from kdsl.language.core import constexpr
 
-    if isinstance(value, constexpr):
-        value = value.value
+    if isinstance(value, constexpr):  # Triton: a kl.constexpr argument is compile-time for any parameter
+        return _constexpr_arg(name, value.value, kernel)
     if is_constexpr:
         return _constexpr_arg(name, value, kernel)
     if isinstance(value, (DeviceArray, TensorDescriptor, tuple)) or device_base(value) is not None:

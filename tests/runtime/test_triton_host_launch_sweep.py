@@ -306,3 +306,24 @@ def test_extern_libs_empty_is_accepted_a_library_is_refused(backend: str) -> Non
     np.testing.assert_array_equal(out, 2 * x)
     with pytest.raises(TypeError, match=r"extern_libs.*links no external libraries"):
         add_kernel[(1,)](x, x, out, 64, extern_libs={"libdevice": "/nonexistent/libdevice.10.bc"})
+
+
+@kdsl.kernel
+def shape_from_plain_param(X, B, F):
+    kl.static_assert(B == 16, "B is a compile-time 16")
+    offs = kl.arange(0, B)
+    kl.store(X + offs, offs + F)
+
+
+def test_constexpr_value_for_a_plain_parameter_is_compile_time(backend: str) -> None:
+    """Triton's specialisation maps a ``kl.constexpr`` argument to a constant whatever the
+    parameter's annotation (test_specialize.py: ``constexpr(1)``, ``constexpr(False)`` ->
+    ``("constexpr", arg)``): it can size a tile; each value is its own variant."""
+    x = np.zeros(16, np.int32)
+    shape_from_plain_param[(1,)](x, kl.constexpr(16), kl.constexpr(3))
+    np.testing.assert_array_equal(x, np.arange(16) + 3)
+    shape_from_plain_param[(1,)](x, kl.constexpr(16), kl.constexpr(False))
+    np.testing.assert_array_equal(x, np.arange(16))
+    shape_from_plain_param[(1,)](x, kl.constexpr(16), 5)  # a plain int stays a runtime value
+    np.testing.assert_array_equal(x, np.arange(16) + 5)
+    assert variants(shape_from_plain_param, backend) == 3
