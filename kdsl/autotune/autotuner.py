@@ -306,6 +306,11 @@ class _Session:
         if self.reference is None and self.at.verify and 0 not in indices:
             self._reference_run()
         runner = self.at.executor or ex.current_executor()
+        if self.at.isolate and runner is None and self.backend not in ex.FORK_SAFE_BACKENDS:
+            raise LaunchError(f"isolate=True runs each trial in a forked child, and the {self.backend} driver "
+                              "does not survive fork() (docs/BACKENDS.md): pass executor=concurrent.futures."
+                              "ProcessPoolExecutor(mp_context=multiprocessing.get_context('spawn')) instead",
+                              "isolate", self.at.fn.__name__)
         out: dict[int, float] = {}
         failed = self._precompile(indices) if runner is None else {}
         if self.at.post_hook is not None:  # as in Triton, post_hook(args, exception=...) sees a config

@@ -485,3 +485,23 @@ def test_perf_report_prints_and_saves(tmp_path: Path, capsys: pytest.CaptureFixt
         return
     df = bench.run(return_df=True)
     assert isinstance(df, pd.DataFrame) and list(df["A"]) == [60.0, 200.0]
+
+
+def test_isolated_trials_after_the_parent_used_the_device(backend: str) -> None:
+    """kdsl's ``isolate=True`` (each trial in a forked child) after the parent has launched: works
+    where the runtime survives ``fork()`` (the cpu backend's thread pool restarts in the child; it
+    used to wait forever for the parent's threads), and is refused by name where the driver does not."""
+    N = 100
+    kernel = copy_kernel()
+    src = np.random.rand(N).astype(np.float32)
+    dst = np.zeros_like(src)
+    kernel[(4,)](dst, src, N, BLOCK_SIZE=32)  # the parent's runtime is up (cpu: its thread pool)
+    dst[:] = 0
+    at = kdsl.autotune(configs=TWO, key=["N"], isolate=True, timeout=30, persist=False, **FAST)(kernel)
+    if backend in ("interpreter", "cpu"):
+        at[grid_for(N)](dst, src, N)
+        np.testing.assert_array_equal(dst, src)
+        assert not at.rejected and len(at.configs_timings) == 2
+    else:
+        with pytest.raises(TypeError, match=f"isolate=True.*{backend} driver does not survive fork"):
+            at[grid_for(N)](dst, src, N)
