@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import logging
 import os
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -114,6 +116,8 @@ class Autotuner(KernelWrapper):
         self.rejected: list[tuple[Config, str]] = []
         self.on_trial: Callable[[Config, float], None] | None = None  # progress callback (CLI)
         self.trials = 0  # candidate measurements run by this object (database hits are free)
+        self.bench_time = 0.0  # seconds the last tuning took (Triton's attribute)
+        self.base_fn = fn.fn  # the decorated Python function (Triton's attribute)
 
     def __repr__(self) -> str:
         return f"<kdsl.autotune {self.fn.__qualname__}>"
@@ -193,17 +197,26 @@ class Autotuner(KernelWrapper):
             if not pruned:
                 raise ConfigError("early_config_prune removed every config (it must return at least one)",
                                   None, self.fn.__name__)
-        scores = None
-        if self.perf_model is not None:
-            est = [float(self.perf_model(**named, **extra, **c.all_kwargs())) for c in pruned]
-            order = sorted(range(len(pruned)), key=lambda i: (est[i], i))
-            top_k = self.top_k if self.top_k is not None else len(pruned)
-            if isinstance(top_k, float) and top_k <= 1.0:
-                top_k = max(1, int(len(pruned) * top_k))
-            keep = sorted(order[: int(top_k)])  # keep the user's order: config 0 stays the reference
-            pruned = [pruned[i] for i in keep]
-            scores = [est[i] for i in keep]
-        return pruned, scores
+        top_k = self._top_k(len(pruned))
+        if self.perf_model is None or len(pruned) <= top_k:  # as Triton: the model runs only to cut
+            return pruned, None
+        est = [float(self.perf_model(**named, **extra, **c.all_kwargs())) for c in pruned]
+        order = sorted(range(len(pruned)), key=lambda i: (est[i], i))
+        keep = sorted(order[:top_k])  # keep the user's order: config 0 stays the reference
+        return [pruned[i] for i in keep], [est[i] for i in keep]
+
+    def _top_k(self, n: int) -> int:
+        """Triton's ``top_k``: an int, or a fraction <= 1.0 of the ``n`` configs (at least one);
+        absent (or without a ``perf_model``), every config."""
+        top_k = self.top_k
+        if top_k is None or self.perf_model is None:
+            return n
+        if isinstance(top_k, float) and top_k <= 1.0:
+            return max(1, int(n * top_k))
+        if isinstance(top_k, bool) or not isinstance(top_k, int):
+            raise ConfigError(f"prune_configs_by['top_k'] must be an int or a float <= 1.0, got {top_k!r}",
+                              "top_k", self.fn.__name__)
+        return top_k
 
     def _tune(self, key: tuple[Any, ...], args: Sequence[Any], kwargs: dict[str, Any], named: dict[str, Any],
               grid: Any, configs: list[Config]) -> Config:
@@ -213,12 +226,17 @@ class Autotuner(KernelWrapper):
         if len(pruned) == 1:
             return pruned[0]
         session = _Session(self, key, list(args), kwargs, named, grid, pruned, current_backend_name())
+        start = time.perf_counter()
         try:
-            return session.tune(scores)
+            best = session.tune(scores)
         finally:
+            self.bench_time = time.perf_counter() - start
             session.restore_all()
             for name in self.reset_to_zero:  # Triton's pre_hook(args, reset_only=True) after tuning
                 ex._zero(named.get(name))
+        if self.pre_hook is not None and _takes_reset_only(self.pre_hook):  # the user's hook replaces it there
+            self.pre_hook({**named, **kwargs, **best.all_kwargs()}, reset_only=True)
+        return best
 
 
 class _Session:
@@ -288,8 +306,15 @@ class _Session:
         if self.reference is None and self.at.verify and 0 not in indices:
             self._reference_run()
         runner = self.at.executor or ex.current_executor()
+        if self.at.isolate and runner is None and self.backend not in ex.FORK_SAFE_BACKENDS:
+            raise LaunchError(f"isolate=True runs each trial in a forked child, and the {self.backend} driver "
+                              "does not survive fork() (docs/BACKENDS.md): pass executor=concurrent.futures."
+                              "ProcessPoolExecutor(mp_context=multiprocessing.get_context('spawn')) instead",
+                              "isolate", self.at.fn.__name__)
         out: dict[int, float] = {}
         failed = self._precompile(indices) if runner is None else {}
+        if self.at.post_hook is not None:  # as in Triton, post_hook(args, exception=...) sees a config
+            failed = {}                    # that fails to compile: the trial fails again, in process
         todo = [i for i in indices if i not in failed]
         if runner is not None:
             self.restore_all()  # the shipped copies must be the original inputs
@@ -349,6 +374,8 @@ class _Session:
             rec = stored.get(c.identity())
             if rec is not None:
                 known[i] = INF if rec.get("ms") is None else float(rec["ms"])
+                if known[i] < INF:  # a choice read back still reports its timings, as a fresh one
+                    self.at.configs_timings[c] = known[i]
         n = len(self.configs)
         is_full = self.at.search.name == "exhaustive"
         budget = self.at.max_trials if self.at.max_trials is not None else (None if is_full else default_budget(n))
@@ -373,6 +400,8 @@ class _Session:
             raise LaunchError(f"autotuning found no working config ({reasons})", None, self.at.fn.__name__)
         if not self.at.recheck or len(ok) < 2 or ok[1][0] > ok[0][0] * 1.1:
             return ok[0][1]
+        if not {ok[0][1], ok[1][1]} & set(ev.order):  # both read back from the database: rechecked then
+            return ok[0][1]
         # the runner-up is within 10%: measure both again, interleaved, and keep the median
         (t_best, best), (t_next, nxt) = ok[0], ok[1]
         samples = {best: [t_best], nxt: [t_next]}
@@ -388,6 +417,17 @@ class _Session:
             self.at.configs_timings[self.configs[i]] = med[i]
             self.results[self.configs[i].identity()] = {"ms": med[i], "reason": ""}
         return min((med[i], i) for i in (best, nxt))[1]
+
+
+def _takes_reset_only(hook: Callable[..., Any]) -> bool:
+    """Can ``hook`` be called as Triton calls a tuner's pre-hook after tuning, ``hook(args,
+    reset_only=True)``? A one-argument hook (``lambda args: ...``, fine for the trials) is left out
+    rather than broken by the extra keyword."""
+    try:
+        params = inspect.signature(hook).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_KEYWORD or p.name == "reset_only" for p in params)
 
 
 def _observed(at: Autotuner, configs: list[Config]) -> bool:

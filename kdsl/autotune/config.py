@@ -76,7 +76,7 @@ class Config:
         parts = [f"{k}: {v}" for k, v in {**self.kwargs, **self.options}.items()]
         if self.num_threads:
             parts.append(f"num_threads: {self.num_threads}")
-        parts += [f"{name}: {getattr(self, name)}" for name in _GPU_FIELDS]
+        parts += [f"{name}: {getattr(self, name)}" for name in (*_GPU_FIELDS, "ir_override")]  # Triton's text
         return ", ".join(parts)
 
     def __repr__(self) -> str:

@@ -348,6 +348,11 @@ def _interrupt(thread: threading.Thread) -> None:
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(TrialTimeout))
 
 
+# Backends whose runtime a forked child can use (the cpu backend's thread pool restarts in the
+# child); an OpenCL or Vulkan driver used by the parent hangs the child's first blocking call.
+FORK_SAFE_BACKENDS = ("interpreter", "cpu")
+
+
 def run_isolated(spec: TrialSpec, timeout: float | None) -> TrialResult:
     """:func:`run_trial` in a forked child process, killed after ``timeout`` s (hangs in native code)."""
     import multiprocessing as mp

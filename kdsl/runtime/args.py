@@ -45,9 +45,10 @@ from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 # ``waves_per_eu``, ``matrix_instr_nonkdim``, ``kpack`` and ``schedule_hint`` are Triton's AMD
 # (HIP) compile options: occupancy, MFMA shape and scheduling hints, which tutorial 03's
 # non-CUDA autotuning configurations carry next to the meta-parameters; they change no result.
+# ``extern_libs`` names bitcode libraries to link: kdsl links none, so only an empty one is accepted.
 LAUNCH_OPTIONS = ("num_threads", "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
                   "launch_cooperative_grid", "debug", "waves_per_eu", "matrix_instr_nonkdim", "kpack",
-                  "schedule_hint")
+                  "schedule_hint", "extern_libs")
 
 
 @dataclass
@@ -144,8 +145,8 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
          align_ok: bool = True) -> tuple[ParamSpec, Any]:  # fmt: skip
     from kdsl.language.core import constexpr
 
-    if isinstance(value, constexpr):
-        value = value.value
+    if isinstance(value, constexpr):  # Triton: a kl.constexpr argument is compile-time for any parameter
+        return _constexpr_arg(name, value.value, kernel)
     if is_constexpr:
         return _constexpr_arg(name, value, kernel)
     if isinstance(value, (DeviceArray, TensorDescriptor, tuple)) or device_base(value) is not None:

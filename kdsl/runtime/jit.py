@@ -383,9 +383,12 @@ def launch_options(opts: dict[str, Any], kernel: str) -> LaunchOptions:
     if num_warps is not None and (isinstance(num_warps, bool) or not isinstance(num_warps, int) or num_warps <= 0
                                   or num_warps & (num_warps - 1)):  # Triton's compile options assert it
         raise LaunchOptionError(f"num_warps must be a power of 2, got {num_warps!r}", "num_warps", kernel)
+    if opts.get("extern_libs"):  # Triton links these CUDA/HIP bitcode files; nothing here could
+        raise LaunchError(f"kdsl links no external libraries, got {opts['extern_libs']!r}: the functions of "
+                          "kl.extra.libdevice are built in (leave extern_libs out)", "extern_libs", kernel)
     extra = tuple(
         sorted((k, check_knob(k, v, kernel) if "." in k else v) for k, v in opts.items()
-               if k not in ("num_threads", "debug") and v is not None)
+               if k not in ("num_threads", "debug", "extern_libs") and v is not None)
     )  # debug is the compilation's own flag (KernelFunction._debug), not a backend option
     return LaunchOptions(num_threads=num_threads, extra=extra)
 

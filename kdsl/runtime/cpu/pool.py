@@ -126,6 +126,17 @@ _POOLS: dict[int, Pool] = {}
 _POOLS_LOCK = threading.Lock()
 
 
+def _forget_pools_in_child() -> None:
+    """A forked child has none of its parent's worker threads: work queued to a copied pool would
+    wait forever (the autotuner's ``isolate=True`` trials are such children). It starts its own."""
+    global _POOLS_LOCK
+    _POOLS.clear()
+    _POOLS_LOCK = threading.Lock()  # the parent may have held it while forking
+
+
+os.register_at_fork(after_in_child=_forget_pools_in_child)
+
+
 def get_pool(threads: int) -> Pool:
     """The shared pool with ``threads - 1`` workers (the caller is the last thread)."""
     with _POOLS_LOCK:
