@@ -19,6 +19,8 @@ import kdsl
 import kdsl.language as kl
 from kdsl.errors import CompilationError
 
+from ._util import line_of
+
 # --- test_conversions.py -----------------------------------------------------------------------
 
 BLOCK = 1024
@@ -99,7 +101,7 @@ def arbitrary_fp32_downcast(x, rounding: kl.constexpr, exponent_bits: kl.constex
         mantissa = mantissa.to(kl.int32)
     exponent = exponent.to(kl.uint32)
     y = (sign << (exponent_bits + mantissa_bits)) + (exponent << mantissa_bits) + mantissa
-    if numbits_dst == 8:
+    if numbits_dst == 8:  # noqa: SIM108
         y = y.to(kl.uint8)
     else:
         y = y.to(kl.uint16)
@@ -122,7 +124,7 @@ def upcast_emulated(src, dst, BLOCK_SIZE: kl.constexpr, exponent_bits: kl.conste
     numbits_src: kl.constexpr = 1 + exponent_bits + mantissa_bits
     idxs = kl.program_id(0) * BLOCK_SIZE + kl.arange(0, BLOCK_SIZE)
     x = kl.load(src + idxs)
-    if numbits_src == 8:
+    if numbits_src == 8:  # noqa: SIM108
         x = x.to(kl.uint8, bitcast=True)
     else:
         x = x.to(kl.uint16, bitcast=True)
@@ -215,3 +217,191 @@ def test_typeconvert_downcast(backend: str, src_name: str, dst_name: str, roundi
         got_f, want_f = upcast_by_emulation(got, dst_name), upcast_by_emulation(want, dst_name)
         bad = np.nonzero(got_f.view(np.int32) != want_f.view(np.int32))[0]
         assert bad.size == 0, f"{src32[bad[:4]]}: got {got_f[bad[:4]]}, want {want_f[bad[:4]]}"
+
+
+# --- test_compile_errors.py --------------------------------------------------------------------
+
+
+def compile_error(k: kdsl.KernelFunction, *args: object, **meta: object) -> CompilationError:
+    with pytest.raises(CompilationError) as info:
+        kdsl.compile_to_ir(k, *args, **meta)
+    return info.value
+
+
+def assert_at(err: CompilationError, marker: str, *needles: str) -> None:
+    """The error names this file and the marked line, and says what is wrong."""
+    text = str(err)
+    assert f"{__file__}:{line_of(__file__, marker)}:" in text, text
+    for needle in needles:
+        assert needle in text, text
+
+
+@kdsl.kernel
+def err_undefined():
+    a += 1  # noqa  # err-undefined
+
+
+@kdsl.kernel
+def err_binary_operator():
+    0 + "a"  # noqa: B018  # err-binop
+
+
+@kdsl.kernel
+def err_static_assert():
+    kl.static_assert(isinstance(0, kl.tensor))  # err-static-assert
+
+
+@kdsl.kernel
+def err_float_shift():
+    1.0 << 1  # noqa: B018  # err-float-shift
+
+
+@kdsl.kernel
+def nested_call():
+    xyz  # noqa  # err-nested-inner
+
+
+@kdsl.kernel
+def err_in_nested_call():
+    nested_call()
+
+
+@kdsl.kernel
+def err_in_builtin():
+    kl.expand_dims(None, -1)  # err-builtin
+
+
+def test_err_messages_point_at_the_user_line() -> None:
+    assert_at(compile_error(err_undefined), "err-undefined", "is not defined")
+    assert_at(compile_error(err_binary_operator), "err-binop")
+    assert_at(compile_error(err_static_assert), "err-static-assert", "static_assert")
+    assert_at(compile_error(err_float_shift), "err-float-shift")
+    assert_at(compile_error(err_in_nested_call), "err-nested-inner", "xyz")
+    assert_at(compile_error(err_in_builtin), "err-builtin")
+
+
+@kdsl.kernel
+def two_returns():
+    return kl.arange(0, 4)
+    return kl.arange(0, 8)
+
+
+@kdsl.kernel
+def uses_first_return(out):
+    a = two_returns()
+    kl.store(out + kl.arange(0, 4), a + kl.arange(0, 4))  # only the first return's shape works
+
+
+@kdsl.kernel
+def returns_branched_on_constexpr(N: kl.constexpr):
+    if N == 0:
+        return kl.arange(0, 4)
+    else:
+        return kl.arange(0, 8)
+
+
+@kdsl.kernel
+def branched_constexpr(out, N: kl.constexpr, M: kl.constexpr):
+    a = returns_branched_on_constexpr(N)
+    kl.store(out + kl.arange(0, M), a + kl.arange(0, M))
+
+
+@kdsl.kernel
+def returns_branched_on_runtime(N: int):
+    if N == 0:  # err-runtime-returns
+        return kl.arange(0, 4)
+    else:
+        return kl.arange(0, 8)
+
+
+@kdsl.kernel
+def branched_runtime(N: int):
+    returns_branched_on_runtime(N)
+
+
+def test_returns(backend: str) -> None:
+    out = np.zeros(8, np.int32)
+    uses_first_return[(1,)](out)
+    assert np.array_equal(out[:4], 2 * np.arange(4))
+    for n, m in ((0, 4), (1, 8)):
+        out = np.zeros(8, np.int32)
+        branched_constexpr[(1,)](out, n, m)
+        assert np.array_equal(out[:m], 2 * np.arange(m))
+    # returns of different shapes under a runtime condition cannot be merged
+    assert_at(compile_error(branched_runtime, 3), "err-runtime-returns", "return")
+
+
+@kdsl.kernel
+def err_arange_not_pow2():
+    kl.arange(2, 7)  # err-arange-pow2
+
+
+def test_power_of_two_arange() -> None:
+    assert_at(compile_error(err_arange_not_pow2), "err-arange-pow2", "arange's range must be a power of 2")
+
+
+GLOBAL = 42
+CONSTEXPR_ANNOTATED_GLOBAL: kl.constexpr = 8
+CONSTEXPR_GLOBAL = kl.constexpr(4)
+TYPE_ALIAS = kl.pointer_type(kl.int32)
+
+
+@kdsl.kernel
+def err_global():
+    a = GLOBAL  # noqa  # err-global
+
+
+@kdsl.kernel
+def reads_constexpr_globals(out, a=GLOBAL, B: kl.constexpr = ""):
+    kl.static_assert(kl.pointer_type(kl.int32) == TYPE_ALIAS)
+    kl.static_assert(B == "")
+    offs = kl.arange(0, CONSTEXPR_ANNOTATED_GLOBAL)  # the annotated global sizes a tile
+    kl.store(out + offs, offs * CONSTEXPR_GLOBAL + a)
+
+
+def test_global_access(backend: str) -> None:
+    assert_at(compile_error(err_global), "err-global", "GLOBAL")
+    out = np.zeros(8, np.int32)
+    reads_constexpr_globals[(1,)](out)
+    assert np.array_equal(out, np.arange(8) * 4 + 42)
+
+
+@kdsl.kernel
+def where_uint_condition(out):
+    a = kl.full((64,), 0, kl.uint32)
+    b = kl.full((64,), 1, kl.float32)
+    c = kl.full((64,), 2, kl.float32)
+    kl.store(out + kl.arange(0, 64), kl.where(a, b, c))
+
+
+def test_where_warning(backend: str) -> None:
+    """A non-boolean condition still works (``!= 0``) but Triton warns that it is deprecated."""
+    out = np.zeros(64, np.float32)
+    with pytest.warns(UserWarning, match="non-boolean condition"):
+        where_uint_condition[(1,)](out)
+    assert np.all(out == 2.0)
+
+
+@kdsl.kernel
+def fp8_full(dtype: kl.constexpr):
+    _ = kl.full((256,), 0.0, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float8e5", "float8e5b16", "float8e4nv", "float8e4b8", "float8e4b15"])
+def test_fp8_support(dtype: str) -> None:
+    """Every fp8 type is supported, as on Triton's interpreter (no architecture to refuse it)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kdsl.compile_to_ir(fp8_full, dtype=getattr(kl, dtype))
+
+
+@kdsl.kernel
+def imprecise_acc_over_k():
+    SIZE: kl.constexpr = 64
+    a = kl.full((SIZE, SIZE), 0.0, kl.float8e5)
+    b = kl.full((SIZE, SIZE), 0.0, kl.float8e5)
+    kl.dot(a, b, max_num_imprecise_acc=128)  # err-imprecise
+
+
+def test_max_num_imprecise_acc_limit() -> None:
+    assert_at(compile_error(imprecise_acc_over_k), "err-imprecise", "max_num_imprecise_acc (128) must be <= K (64)")
