@@ -11,6 +11,7 @@ keeps the suite fast while still hitting ties, subnormals and the largest finite
 from __future__ import annotations
 
 import warnings
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -405,3 +406,220 @@ def imprecise_acc_over_k():
 
 def test_max_num_imprecise_acc_limit() -> None:
     assert_at(compile_error(imprecise_acc_over_k), "err-imprecise", "max_num_imprecise_acc (128) must be <= K (64)")
+
+
+# --- test_tuple.py -----------------------------------------------------------------------------
+
+
+@kdsl.kernel
+def _tuple_increment(values):
+    return kl.tuple([v + 1 for v in values])
+
+
+@kdsl.kernel
+def _tuple_index_func(Ptrs, values):
+    for i in kl.static_range(len(values)):
+        kl.store(Ptrs[i], values[i])
+
+
+@kdsl.kernel
+def _tuple_index(_0, Ptrs, _1: kl.constexpr, values, _2, _3: kl.constexpr, _4):
+    values = _tuple_increment(values)
+    _tuple_index_func(Ptrs, values)
+
+
+@pytest.mark.parametrize("size", [0, 1, 3])
+def test_tuple_index(backend: str, size: int) -> None:
+    vals = tuple(i + 1 for i in range(size))
+    rets = tuple(np.zeros(1, np.float32) for _ in vals)
+    _tuple_index[(1,)](0, rets, 0, vals, 0, 0, 0)
+    assert vals == tuple(int(x[0]) - 1 for x in rets)
+
+
+@kdsl.kernel
+def _tuple_assign(XPtrs, YPtrs, values):
+    X0, X1 = XPtrs
+    x0, x1, _ = values
+    kl.store(X0, x0)
+    kl.store(X1, x1)
+    Y0, Y1, Y2 = YPtrs
+    Y = Y0, Y1, Y2
+    y = x0, 10, x1
+    kl.store(Y[0], y[0])
+    kl.store(Y[1], y[1])
+    kl.store(Y[2], y[2])
+
+
+def test_tuple_assign(backend: str) -> None:
+    x = tuple(np.zeros(1, np.float32) for _ in range(2))
+    y = tuple(np.zeros(1, np.float32) for _ in range(3))
+    _tuple_assign[(1,)](x, y, (2.0, 3.0, None))
+    assert [float(v[0]) for v in x + y] == [2.0, 3.0, 2.0, 10.0, 3.0]
+
+
+@kdsl.kernel
+def _tuple_fn0(Ptr, cst2: kl.constexpr, tuple1):
+    kl.static_assert(tuple1[1] is None)
+    kl.store(Ptr + 5, cst2)
+    kl.store(Ptr + 6, tuple1[0])
+    kl.store(Ptr + 7, kl.load(tuple1[2][0]))
+    kl.store(Ptr + 8, tuple1[2][1][0])
+    kl.store(Ptr + 9, kl.load(tuple1[2][1][2]))
+
+
+@kdsl.kernel
+def _tuple_serialize(Ptr, N1, tuple1, cst1: kl.constexpr, val1, tuple2):
+    kl.static_assert(N1 is None)
+    kl.static_assert(tuple1[1][1] is None)
+    kl.static_assert(tuple1[1][3] == 4)
+    kl.store(Ptr + 0, kl.load(tuple1[0]))
+    kl.store(Ptr + 1, tuple1[1][0])
+    kl.store(Ptr + 2, kl.load(tuple1[1][2]))
+    kl.store(Ptr + 3, cst1 + val1)
+    kl.store(Ptr + 4, kl.load(tuple2[0]))
+    _tuple_fn0(Ptr, 15, (-1, None, tuple1))
+
+
+def test_tuple_serialize(backend: str) -> None:
+    x0, x1, y0 = (np.array([v], np.int32) for v in (8, 12, 10))
+    z = np.zeros(10, np.int32)
+    _tuple_serialize[(1,)](z, None, (x0, (1, None, x1, kl.constexpr(4))), 20, 1, (y0,))
+    assert z.tolist() == [8, 1, 12, 21, 10, 15, -1, 8, 1, 12]
+
+
+class Function(NamedTuple):
+    fn: kl.constexpr
+    captured: tuple[Any, ...]
+
+
+class TensorView(NamedTuple):
+    ptr: Any
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+
+
+@kdsl.kernel
+def _namedtuple_create_func0(shape, ptr, stride):
+    return TensorView(shape=shape, ptr=ptr, stride=stride)
+
+
+@kdsl.kernel
+def _namedtuple_create_func1(shape, ptr, stride):
+    tensor = TensorView(shape=shape, ptr=ptr, stride=stride)
+    return tensor
+
+
+@kdsl.kernel
+def _namedtuple_mask_func(Tensor, BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr):
+    offs_m = kl.arange(0, BLOCK_M)
+    offs_n = kl.arange(0, BLOCK_N)
+    return (offs_m[:, None] < Tensor.shape[0]) & (offs_n[None, :] < Tensor.shape[1])
+
+
+@kdsl.kernel
+def _namedtuple_kernel(closure, _X, Y, BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr):
+    offs_m = kl.arange(0, BLOCK_M)
+    offs_n = kl.arange(0, BLOCK_N)
+    X = _namedtuple_create_func0(_X.shape, _X.ptr, _X.stride)
+    Y = _namedtuple_create_func1(Y.shape, Y.ptr, Y.stride)
+    Xs = X.ptr + offs_m[:, None] * X.stride[0] + offs_n[None, :] * X.stride[1]
+    Ys = Y.ptr + offs_m[:, None] * Y.stride[0] + offs_n[None, :] * Y.stride[1]
+    x = kl.load(Xs, mask=_namedtuple_mask_func(X, BLOCK_M, BLOCK_N), other=0)
+    y = closure.fn(x, *closure.captured)
+    kl.store(Ys, y, mask=_namedtuple_mask_func(Y, BLOCK_M, BLOCK_N))
+
+
+@kdsl.kernel
+def _mul_by_loaded(x, a):
+    return x * kl.load(a)
+
+
+def test_namedtuple(backend: str) -> None:
+    x = np.random.default_rng(0).standard_normal((32, 32)).astype(np.float32)
+    y = np.zeros((16, 16), np.float32)
+    a = np.array([5.2], np.float32)
+    tx = TensorView(x, x.shape, tuple(s // 4 for s in x.strides))
+    ty = TensorView(y, y.shape, tuple(s // 4 for s in y.strides))
+    _namedtuple_kernel[(1,)](Function(_mul_by_loaded, (a,)), tx, ty, 64, 64)
+    assert np.array_equal(y, x[:16, :16] * a[0])
+
+
+@kdsl.kernel
+def _tuple_eq_add(ret_ptrs):
+    kl.store(ret_ptrs + 0, (1, 2) == (1, 2))
+    kl.store(ret_ptrs + 1, (1, 2) == (1, 1))
+    kl.store(ret_ptrs + 2, kl.tuple((1, 2)) == (1, 2))
+    kl.store(ret_ptrs + 3, kl.tuple((1, 2)) == (1, 3))
+    tuple0 = (0, 1) + (2, 3)
+    for i in kl.static_range(4):
+        kl.store(ret_ptrs + 4 + i, tuple0[i])
+    tuple1 = kl.tuple((4, 5)) + (6, 7)
+    for i in kl.static_range(4):
+        kl.store(ret_ptrs + 8 + i, tuple1[i])
+
+
+def test_tuple_eq_and_add(backend: str) -> None:
+    rets = np.zeros(12, np.int32)
+    _tuple_eq_add[(1,)](rets)
+    assert rets.tolist() == [1, 0, 1, 0, 0, 1, 2, 3, 4, 5, 6, 7]
+
+
+@kdsl.kernel
+def m_to_the_n(X, shape: kl.constexpr, strides, m_n):
+    Xs = X + kl.arange(0, shape[0])[:, None] * strides[0] + kl.arange(0, shape[1])[None, :] * strides[1]
+    data = kl.load(Xs)
+    for i in kl.range(0, m_n[1]):
+        data = m_n[0] * data
+    kl.store(Xs, data)
+
+
+def test_passing_tuple_with_constexpr(backend: str) -> None:
+    x = np.arange(64, dtype=np.int64).reshape(8, 8)
+    want = 8 * x
+    m_to_the_n[(1,)](x, x.shape, (8, 1), (2, 3))
+    assert np.array_equal(x, want)
+
+
+@kdsl.kernel
+def set_tuple_value_at_idx():
+    t = kl.tuple([5, 6, 7])
+    t[0] = 0  # err-tuple-setitem
+
+
+def test_modifying_tuples() -> None:
+    assert_at(compile_error(set_tuple_value_at_idx), "err-tuple-setitem")
+
+
+@kdsl.kernel
+def tuple_logic_kernel():
+    kl.static_assert(((3, 4) or (5, 6)) == (3, 4))
+    kl.static_assert(((3, 4) and (5, 6)) == (5, 6))
+    kl.static_assert(((3, 4) and ()) == ())
+    kl.static_assert((() or (5, 6)) == (5, 6))
+    kl.static_assert(((1, 2) and (3, 4) and (5, 6)) == (5, 6))
+    kl.static_assert(((1, 2) or (3, 4) or (5, 6)) == (1, 2))
+    kl.static_assert((() and kl.program_id(0)) == ())  # constexpr short-circuit over a dynamic value
+
+
+@kdsl.kernel
+def tuples_fn(a, b):
+    return a + b, a - b, a * b
+
+
+@kdsl.kernel
+def tuples_with_fn(X, Y, A, B, C):
+    x = kl.load(X)
+    y = kl.load(Y)
+    a, b, c = tuples_fn(x, y)
+    kl.store(A, a)
+    kl.store(B, b)
+    kl.store(C, c)
+    p, n = float("-inf"), float("inf")  # noqa: F841
+
+
+def test_tuple_logic_and_returns(backend: str) -> None:
+    kdsl.compile_to_ir(tuple_logic_kernel)
+    x, y = np.array([1.3], np.float32), np.array([1.9], np.float32)
+    out = [np.zeros(1, np.float32) for _ in range(3)]
+    tuples_with_fn[(1,)](x, y, *out)
+    assert [o[0] for o in out] == [(x + y)[0], (x - y)[0], (x * y)[0]]
