@@ -550,10 +550,10 @@ def _tuple_eq_add(ret_ptrs):
     kl.store(ret_ptrs + 1, (1, 2) == (1, 1))
     kl.store(ret_ptrs + 2, kl.tuple((1, 2)) == (1, 2))
     kl.store(ret_ptrs + 3, kl.tuple((1, 2)) == (1, 3))
-    tuple0 = (0, 1) + (2, 3)
+    tuple0 = (0, 1) + (2, 3)  # noqa: RUF005
     for i in kl.static_range(4):
         kl.store(ret_ptrs + 4 + i, tuple0[i])
-    tuple1 = kl.tuple((4, 5)) + (6, 7)
+    tuple1 = kl.tuple((4, 5)) + (6, 7)  # noqa: RUF005
     for i in kl.static_range(4):
         kl.store(ret_ptrs + 8 + i, tuple1[i])
 
@@ -568,7 +568,7 @@ def test_tuple_eq_and_add(backend: str) -> None:
 def m_to_the_n(X, shape: kl.constexpr, strides, m_n):
     Xs = X + kl.arange(0, shape[0])[:, None] * strides[0] + kl.arange(0, shape[1])[None, :] * strides[1]
     data = kl.load(Xs)
-    for i in kl.range(0, m_n[1]):
+    for i in kl.range(0, m_n[1]):  # noqa: B007
         data = m_n[0] * data
     kl.store(Xs, data)
 
@@ -592,13 +592,13 @@ def test_modifying_tuples() -> None:
 
 @kdsl.kernel
 def tuple_logic_kernel():
-    kl.static_assert(((3, 4) or (5, 6)) == (3, 4))
+    kl.static_assert(((3, 4) or (5, 6)) == (3, 4))  # noqa: SIM222
     kl.static_assert(((3, 4) and (5, 6)) == (5, 6))
-    kl.static_assert(((3, 4) and ()) == ())
-    kl.static_assert((() or (5, 6)) == (5, 6))
+    kl.static_assert(((3, 4) and ()) == ())  # noqa: SIM223
+    kl.static_assert((() or (5, 6)) == (5, 6))  # noqa: SIM222
     kl.static_assert(((1, 2) and (3, 4) and (5, 6)) == (5, 6))
-    kl.static_assert(((1, 2) or (3, 4) or (5, 6)) == (1, 2))
-    kl.static_assert((() and kl.program_id(0)) == ())  # constexpr short-circuit over a dynamic value
+    kl.static_assert(((1, 2) or (3, 4) or (5, 6)) == (1, 2))  # noqa: SIM222
+    kl.static_assert((() and kl.program_id(0)) == ())  # noqa: SIM223  (short-circuit over a dynamic value)
 
 
 @kdsl.kernel
