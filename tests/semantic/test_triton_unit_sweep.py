@@ -623,3 +623,104 @@ def test_tuple_logic_and_returns(backend: str) -> None:
     out = [np.zeros(1, np.float32) for _ in range(3)]
     tuples_with_fn[(1,)](x, y, *out)
     assert [o[0] for o in out] == [(x + y)[0], (x - y)[0], (x * y)[0]]
+
+
+# --- test_random.py ----------------------------------------------------------------------------
+
+# (key A, key B, round A, round B): Philox-4x32 for 32-bit offsets, Philox-4x64 for 64-bit ones
+PHILOX = {32: (0x9E3779B9, 0xBB67AE85, 0xD2511F53, 0xCD9E8D57),
+          64: (0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B, 0xD2E7470EE14C6C93, 0xCA5A826395121157)}  # fmt: skip
+
+
+def philox_word0(seed: int, offset: int, bits: int) -> int:
+    """The first output word, written from Triton's reference (``CustomPhilox4x``) in Python ints:
+    the seed is cut into ``bits``-wide pieces (key = first two, counter = (offset, 0, rest))."""
+    key_a, key_b, round_a, round_b = PHILOX[bits]
+    mask = (1 << bits) - 1
+    pieces = [(seed >> (bits * i)) & mask for i in range(4)]
+    k0, k1 = pieces[0], pieces[1]
+    c = [offset & mask, 0, pieces[2], pieces[3]]
+    for _ in range(10):
+        p0, p1 = round_a * c[0], round_b * c[2]
+        c = [(p1 >> bits) ^ c[1] ^ k0, p1 & mask, (p0 >> bits) ^ c[3] ^ k1, p0 & mask]
+        k0, k1 = (k0 + key_a) & mask, (k1 + key_b) & mask
+    return c[0]
+
+
+RAND_BLOCK = kl.constexpr(128)
+
+
+@kdsl.kernel
+def randint_kernel(X, N, seed):
+    pid = kl.program_id(0).to(X.dtype.element_ty)
+    offset = pid * RAND_BLOCK + kl.arange(0, RAND_BLOCK)
+    kl.store(X + offset, kl.randint(seed, offset), mask=offset < N)
+
+
+@kdsl.kernel
+def randint_const_kernel(X, N, seed: kl.constexpr):
+    pid = kl.program_id(0).to(X.dtype.element_ty)
+    offset = pid * RAND_BLOCK + kl.arange(0, RAND_BLOCK)
+    kl.store(X + offset, kl.randint(seed, offset), mask=offset < N)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("const_seed", [False, True])
+def test_randint(backend: str, dtype: type, const_seed: bool) -> None:
+    """``randint`` words against Triton's reference; 64-bit offsets select Philox-4x64 keyed (seed, 0)."""
+    bits = np.dtype(dtype).itemsize * 8
+    for size, seed in (((10,), 0), ((4, 53), 0xFFFFFFFF), ((400,), 0x0000000FCAFEB0BA), ((200,), 54)):
+        x = np.zeros(size, dtype)
+        grid = (kdsl.cdiv(x.size, 128),)
+        if const_seed:
+            randint_const_kernel[grid](x, x.size, seed=seed)
+        else:
+            randint_kernel[grid](x, x.size, seed)
+        got = x.ravel().astype(np.uint32 if bits == 32 else np.uint64).tolist()
+        assert got == [philox_word0(seed, i, bits) for i in range(x.size)], (size, seed)
+
+
+@kdsl.kernel
+def rand_kernel(X, N, seed, dtype: kl.constexpr):
+    pid = kl.program_id(0).to(dtype)
+    offset = pid * RAND_BLOCK + kl.arange(0, RAND_BLOCK)
+    kl.store(X + offset, kl.rand(seed, offset), mask=offset < N)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_rand_range(backend: str, dtype: str) -> None:
+    x = np.zeros(20000, np.float32)
+    rand_kernel[(kdsl.cdiv(x.size, 128),)](x, x.size, 42, dtype=getattr(kl, dtype))
+    assert np.all((x >= 0) & (x < 1))
+    hist = np.histogram(x, bins=10, range=(0.0, 1.0))[0]
+    assert np.all(np.abs(hist - x.size / 10) < 0.05 * x.size / 10)
+
+
+@kdsl.kernel
+def uniform_limits_kernel(input, output, n: kl.constexpr):
+    idx = kl.arange(0, n)
+    kl.store(output + idx, kl.random.uint_to_uniform_float(kl.load(input + idx)))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_rand_limits(backend: str, dtype: type) -> None:
+    """``rand`` never gives 1.0: the extremes of the word both map just below it."""
+    info = np.iinfo(dtype)
+    out = np.zeros(2, np.float32)
+    uniform_limits_kernel[(1,)](np.array([info.min, info.max], dtype), out, 2)
+    assert out[0] == out[1]
+    assert 1.0 - np.finfo(np.float32).eps <= out[0] < 1.0
+
+
+@kdsl.kernel
+def rand_seed_kernel(X, seed):
+    offset = kl.arange(0, 1)
+    kl.store(X + offset, kl.rand(seed, offset))
+
+
+def test_seed_is_int() -> None:
+    x = np.zeros(1, np.float32)
+    with pytest.raises(CompilationError):
+        kdsl.compile_to_ir(rand_seed_kernel, x, np.zeros(1, np.int32))
+    with pytest.raises(CompilationError):
+        kdsl.compile_to_ir(rand_seed_kernel, x, 2.3)
