@@ -724,3 +724,114 @@ def test_seed_is_int() -> None:
         kdsl.compile_to_ir(rand_seed_kernel, x, np.zeros(1, np.int32))
     with pytest.raises(CompilationError):
         kdsl.compile_to_ir(rand_seed_kernel, x, 2.3)
+
+
+# --- test_block_pointer.py ---------------------------------------------------------------------
+
+
+@kdsl.kernel
+def block_copy_kernel(a_ptr, b_ptr, N, BLOCK_SIZE: kl.constexpr, PADDING_OPTION: kl.constexpr,
+                      TEST_LOWER_BOUND: kl.constexpr, TEST_UPPER_BOUND: kl.constexpr):  # fmt: skip
+    pid = kl.program_id(0)
+    offset = pid * BLOCK_SIZE
+    if TEST_LOWER_BOUND:
+        offset = -N
+    elif TEST_UPPER_BOUND:
+        offset = N
+    # only half of the data is in the source's shape: the rest is padding
+    a_block_ptr = kl.make_block_ptr(base=a_ptr, shape=(N // 2,), strides=(1,), offsets=(offset,),
+                                    block_shape=(BLOCK_SIZE,), order=(0,))  # fmt: skip
+    b_block_ptr = kl.make_block_ptr(base=b_ptr, shape=(N,), strides=(1,), offsets=(offset,),
+                                    block_shape=(BLOCK_SIZE,), order=(0,))  # fmt: skip
+    if PADDING_OPTION is None:
+        a = kl.load(a_block_ptr, boundary_check=(0,))
+    else:
+        a = kl.load(a_block_ptr, boundary_check=(0,), padding_option=PADDING_OPTION)
+    kl.store(b_block_ptr, a, boundary_check=(0,))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int16, np.float16])
+@pytest.mark.parametrize("padding", [None, "zero", "nan"])
+@pytest.mark.parametrize("bound", [None, "lower", "upper"])
+def test_block_copy(backend: str, dtype: type, padding: str | None, bound: str | None) -> None:
+    floats = np.issubdtype(dtype, np.floating)
+    if padding == "nan" and not floats:
+        pytest.skip("padding with NaN is for floating-point types (Triton skips it too)")
+    n = 256
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(n) if floats else rng.integers(0, 2, n)).astype(dtype)
+    b = np.zeros(n, dtype)
+    block_copy_kernel[(kdsl.cdiv(n, 64),)](a_ptr=a, b_ptr=b, N=n, BLOCK_SIZE=64, PADDING_OPTION=padding,
+                                          TEST_LOWER_BOUND=bound == "lower", TEST_UPPER_BOUND=bound == "upper")  # fmt: skip
+    if bound is not None:
+        assert np.all(b == 0)
+        return
+    assert np.array_equal(a[: n // 2], b[: n // 2])
+    if padding == "zero":
+        assert np.all(b[n // 2 :] == 0)
+    elif padding == "nan":
+        assert np.all(np.isnan(b[n // 2 :]))
+
+
+@kdsl.kernel
+def matmul_no_scf_with_advance_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                                      stride_cm, stride_cn, BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr,
+                                      BLOCK_K: kl.constexpr):  # fmt: skip
+    offs_m = kl.arange(0, BLOCK_M)
+    offs_n = kl.arange(0, BLOCK_N)
+    a_block_ptr = kl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(stride_am, stride_ak), offsets=(0, 0),
+                                    block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))  # fmt: skip
+    b_block_ptr = kl.make_block_ptr(base=b_ptr, shape=(K, N), strides=(stride_bk, stride_bn), offsets=(0, 0),
+                                    block_shape=(BLOCK_K, BLOCK_N), order=(1, 0))  # fmt: skip
+    a_block_ptr = kl.advance(a_block_ptr, (BLOCK_M, -BLOCK_K))  # negative offsets, then back
+    a_block_ptr = kl.advance(a_block_ptr, (-BLOCK_M, BLOCK_K))
+    a = kl.load(a_block_ptr, boundary_check=(1,), padding_option="zero")
+    b = kl.load(b_block_ptr, boundary_check=(0,), padding_option="zero")
+    c = kl.dot(a, b)
+    kl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn, c)
+
+
+@pytest.mark.parametrize("k", [16, 32])
+def test_block_ptr_matmul_no_scf(backend: str, k: int) -> None:
+    m = n = 32
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float32)
+    matmul_no_scf_with_advance_kernel[(1,)](a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=m, BLOCK_N=n, BLOCK_K=k)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=1e-4, atol=1e-4)
+
+
+@kdsl.kernel
+def block_copy_3d_kernel(src_ptr, dst_ptr, dim0, dim1, dim2, stride0, stride1, stride2, BLOCK0: kl.constexpr,
+                         BLOCK1: kl.constexpr, BLOCK2: kl.constexpr):  # fmt: skip
+    src_block_ptr = kl.make_block_ptr(base=src_ptr, shape=(dim0, dim1, dim2), strides=(stride0, stride1, stride2),
+                                      offsets=(dim0 - 1, 0, dim2 - 2), block_shape=(BLOCK0, BLOCK1, BLOCK2),
+                                      order=(2, 1, 0))  # fmt: skip
+    dst_block_ptr = kl.make_block_ptr(base=dst_ptr, shape=(dim0, dim1, dim2), strides=(stride0, stride1, stride2),
+                                      offsets=(dim0 - 1, 0, dim2 - 2), block_shape=(BLOCK0, BLOCK1, BLOCK2),
+                                      order=(2, 1, 0))  # fmt: skip
+    values = kl.load(src_block_ptr, boundary_check=(0, 2), padding_option="zero")
+    kl.store(dst_block_ptr, values, boundary_check=(0, 2))
+
+
+@kdsl.kernel
+def block_ptr_dtype_kernel(src_ptr, dst_ptr, N, BLOCK_SIZE: kl.constexpr):
+    block_ptr = kl.make_block_ptr(base=src_ptr, shape=(N,), strides=(1,), offsets=(0,), block_shape=(BLOCK_SIZE,),
+                                  order=(0,))  # fmt: skip
+    kl.static_assert(block_ptr.dtype.element_ty == kl.block_type(src_ptr.dtype.element_ty, [BLOCK_SIZE]))
+    values = kl.load(block_ptr, boundary_check=(0,), padding_option="zero").to(block_ptr.dtype.element_ty)
+    kl.store(dst_ptr + kl.arange(0, BLOCK_SIZE), values)
+
+
+def test_block_ptr_rank_3_and_element_ty(backend: str) -> None:
+    src = np.arange(3 * 4 * 5, dtype=np.float32).reshape(3, 4, 5)
+    dst = np.zeros_like(src)
+    block_copy_3d_kernel[(1,)](src, dst, 3, 4, 5, 20, 5, 1, BLOCK0=2, BLOCK1=4, BLOCK2=4)
+    want = np.zeros_like(src)
+    want[2:3, 0:4, 3:5] = src[2:3, 0:4, 3:5]
+    assert np.array_equal(dst, want)
+    s16 = np.arange(16, dtype=np.float16)
+    d16 = np.zeros_like(s16)
+    block_ptr_dtype_kernel[(1,)](s16, d16, 16, BLOCK_SIZE=16)
+    assert np.array_equal(d16, s16)
