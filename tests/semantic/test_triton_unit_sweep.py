@@ -835,3 +835,47 @@ def test_block_ptr_rank_3_and_element_ty(backend: str) -> None:
     d16 = np.zeros_like(s16)
     block_ptr_dtype_kernel[(1,)](s16, d16, 16, BLOCK_SIZE=16)
     assert np.array_equal(d16, s16)
+
+
+# --- test_annotations.py -----------------------------------------------------------------------
+
+
+def annotated_function(return_type: object = None, **arg_types: object) -> Any:
+    """Sets ``__annotations__`` like Triton's test helper (strings, as ``from __future__ import
+    annotations`` leaves them)."""
+
+    def decorator(func: Any) -> Any:
+        func.__annotations__ = {**arg_types, "return": return_type}
+        return func
+
+    return decorator
+
+
+@pytest.mark.parametrize("signed", [False, True])
+@pytest.mark.parametrize("width", [8, 16, 32, 64])
+def test_int_annotation(backend: str, signed: bool, width: int) -> None:
+    """An integer annotation types the runtime parameter: arithmetic wraps at that width."""
+    name = f"{'' if signed else 'u'}int{width}"
+
+    @kdsl.kernel
+    @annotated_function(X=np.ndarray, v=f"kl.{name}")
+    def _kernel(X, v):
+        kl.store(X, v * 100)
+        kl.store(X + 1, (v - 4).to(kl.float32))
+
+    x = np.zeros(2, np.float64)
+    _kernel[(1,)](x, 3)
+    dt = np.dtype(name)
+    assert x[0] == np.array(300).astype(dt).astype(np.float64)
+    assert x[1] == np.float32(np.array(-1).astype(dt))
+
+
+@kdsl.kernel
+def _unknown_annotations(X: np.ndarray, N: int, BLOCK_SIZE: kl.constexpr):
+    kl.store(X, N + BLOCK_SIZE)
+
+
+def test_unknown_annotation(backend: str) -> None:
+    x = np.zeros(1, np.float32)
+    _unknown_annotations[(1,)](x, 1, 32)
+    assert x[0] == 33
