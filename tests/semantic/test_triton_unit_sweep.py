@@ -879,3 +879,75 @@ def test_unknown_annotation(backend: str) -> None:
     x = np.zeros(1, np.float32)
     _unknown_annotations[(1,)](x, 1, 32)
     assert x[0] == 33
+
+
+# --- test_standard.py --------------------------------------------------------------------------
+
+
+@kdsl.kernel
+def flip_inf_kernel(out_ptr, x_ptr, N: kl.constexpr):
+    pid = kl.program_id(0)
+    x = kl.load(x_ptr + pid * N + kl.arange(0, N))
+    shape: kl.constexpr = (N // 2, 2)
+    y = kl.flip(x.reshape(shape), dim=1).reshape(x.shape)
+    kl.store(out_ptr + pid * N + kl.arange(0, N), y)
+
+
+def test_flip_inf(backend: str) -> None:
+    """Triton issue 5439: flipping pairs must move an infinity, not turn its neighbour into NaN."""
+    x = np.arange(16, dtype=np.float32)[None, :].copy()
+    x[:, -1] = np.inf
+    out = np.zeros_like(x)
+    flip_inf_kernel[(1,)](out, x, 16)
+    assert np.array_equal(out, x.reshape(-1, 8, 2)[:, :, ::-1].reshape(-1, 16))
+
+
+@kdsl.kernel
+def swizzle2d_kernel(output, size_i, size_j, size_g):
+    for i in kl.range(0, size_i, 1):
+        for j in kl.range(0, size_j, 1):
+            new_i, new_j = kl.swizzle2d(i, j, size_i, size_j, size_g)
+            kl.store(output + new_i * size_j + new_j, i * size_j + j)
+
+
+@kdsl.kernel
+def ravel_kernel(out_ptr):
+    a = kl.reshape(kl.arange(0, 256), (32, 8))
+    kl.store(out_ptr + kl.arange(0, 256), kl.ravel(a))
+
+
+def test_swizzle2d_runtime_sizes_and_ravel(backend: str) -> None:
+    out = np.zeros((5, 7), np.float32)
+    swizzle2d_kernel[(1,)](out, 5, 7, 3)
+    want = [[0, 3, 6, 9, 12, 15, 18], [1, 4, 7, 10, 13, 16, 19], [2, 5, 8, 11, 14, 17, 20],
+            [21, 23, 25, 27, 29, 31, 33], [22, 24, 26, 28, 30, 32, 34]]  # fmt: skip
+    assert np.array_equal(out, np.array(want, np.float32))
+    r = np.zeros(256, np.int32)
+    ravel_kernel[(1,)](r)
+    assert np.array_equal(r, np.arange(256))
+
+
+@kdsl.kernel
+def max_min_kernel(x_ptr, y_ptr, mx_ptr, mn_ptr, N: kl.constexpr):
+    offs = kl.arange(0, N)
+    x = kl.load(x_ptr + offs)
+    y = kl.load(y_ptr + offs)
+    kl.store(mx_ptr + offs, kl.maximum(x, y))
+    kl.store(mn_ptr + offs, kl.minimum(x, y))
+
+
+@pytest.mark.parametrize(
+    "dtype", [np.int8, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.float16, np.float64]
+)
+def test_maximum_minimum(backend: str, dtype: type) -> None:
+    """Signedness decides the order (uint64 above 2**63 is large), as numpy's maximum/minimum."""
+    rng = np.random.default_rng(11)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        x, y = (rng.integers(info.min, info.max, 128, dtype=dtype, endpoint=True) for _ in range(2))
+    else:
+        x, y = (rng.standard_normal(128).astype(dtype) for _ in range(2))
+    mx, mn = np.zeros_like(x), np.zeros_like(x)
+    max_min_kernel[(1,)](x, y, mx, mn, 128)
+    assert np.array_equal(mx, np.maximum(x, y))
+    assert np.array_equal(mn, np.minimum(x, y))
