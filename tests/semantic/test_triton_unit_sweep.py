@@ -19,6 +19,8 @@ import pytest
 import kdsl
 import kdsl.language as kl
 from kdsl.errors import CompilationError
+from kdsl.language.extra import libdevice
+from kdsl.language.extra.libdevice import fast_dividef as my_fast_dividef
 
 from ._util import line_of
 
@@ -951,3 +953,29 @@ def test_maximum_minimum(backend: str, dtype: type) -> None:
     max_min_kernel[(1,)](x, y, mx, mn, 128)
     assert np.array_equal(mx, np.maximum(x, y))
     assert np.array_equal(mn, np.minimum(x, y))
+
+
+# --- test_libdevice.py -------------------------------------------------------------------------
+
+
+@kdsl.kernel
+def libdevice_by_name(in_p, out_p, fn: kl.constexpr, SIZE: kl.constexpr):
+    off = kl.arange(0, SIZE)
+    kl.store(out_p + off, getattr(libdevice, fn)(kl.load(in_p + off)))
+
+
+@kdsl.kernel
+def renamed_import(in_ptr, out_ptr, BLOCK_SIZE: kl.constexpr):
+    offsets = kl.arange(0, BLOCK_SIZE)
+    data = kl.load(in_ptr + offsets)
+    kl.store(out_ptr + offsets, my_fast_dividef(data, 2.0))
+
+
+def test_libdevice_getattr_and_rename(backend: str) -> None:
+    """A libdevice function picked by a constexpr name, and one imported under another name."""
+    x = np.linspace(-3.0, 3.0, 128, dtype=np.float32)
+    y = np.zeros_like(x)
+    libdevice_by_name[(1,)](x, y, fn="cyl_bessel_i0", SIZE=128)
+    np.testing.assert_allclose(y, np.i0(x.astype(np.float64)), rtol=1e-5)
+    renamed_import[(1,)](x, y, 128)
+    np.testing.assert_allclose(y, x / 2, rtol=1e-6)
