@@ -979,3 +979,118 @@ def test_libdevice_getattr_and_rename(backend: str) -> None:
     np.testing.assert_allclose(y, np.i0(x.astype(np.float64)), rtol=1e-5)
     renamed_import[(1,)](x, y, 128)
     np.testing.assert_allclose(y, x / 2, rtol=1e-6)
+
+
+# --- test_tensor_descriptor.py -----------------------------------------------------------------
+
+
+@kdsl.kernel
+def descriptor_load_kernel(out_ptr, a_ptr, M, N, M_BLOCK: kl.constexpr, N_BLOCK: kl.constexpr):
+    desc = kl.make_tensor_descriptor(a_ptr, shape=[M, N], strides=[N, 1], block_shape=[M_BLOCK, N_BLOCK])
+    assert desc.shape[0] == M
+    assert desc.shape[1] == N
+    assert desc.strides[0] == N
+    assert desc.strides[1] == 1
+    assert desc.block_shape == [M_BLOCK, N_BLOCK]
+    block = desc.load([M_BLOCK, 2 * N_BLOCK])
+    idx = kl.arange(0, M_BLOCK)[:, None] * N_BLOCK + kl.arange(0, N_BLOCK)[None, :]
+    kl.store(out_ptr + idx, block)
+
+
+@pytest.mark.parametrize(("m_block", "n_block"), [(2, 16), (8, 32), (1, 256)])
+def test_tensor_descriptor_load(backend: str, m_block: int, n_block: int) -> None:
+    m, n = m_block * 3, n_block * 4
+    inp = np.random.default_rng(2).standard_normal((m, n)).astype(np.float16)
+    out = np.zeros((m_block, n_block), np.float16)
+    descriptor_load_kernel[(1,)](out, inp, m, n, m_block, n_block)
+    assert np.array_equal(out, inp[m_block : 2 * m_block, 2 * n_block : 3 * n_block])
+
+
+@kdsl.kernel
+def descriptor_nd_kernel(out_ptr, a_ptr, shape, strides, BLOCK_SHAPE, STORE: kl.constexpr):
+    desc = kl.make_tensor_descriptor(out_ptr if STORE else a_ptr, shape=shape, strides=strides, block_shape=BLOCK_SHAPE)
+    ndim: kl.constexpr = len(BLOCK_SHAPE)
+    offs = (0,) * ndim
+    idx = kl.full(BLOCK_SHAPE, 0, kl.int32)
+    stride = 1
+    for k in kl.static_range(ndim - 1, -1, -1):
+        arange = kl.arange(0, BLOCK_SHAPE[k])
+        for _ in kl.static_range(k):
+            arange = kl.expand_dims(arange, 0)
+        for _ in kl.static_range(k + 1, ndim):
+            arange = kl.expand_dims(arange, -1)
+        idx += arange * stride
+        stride *= BLOCK_SHAPE[k]
+    if STORE:
+        desc.store(offs, kl.load(a_ptr + idx))
+    else:
+        kl.store(out_ptr + idx, desc.load(offs))
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3, 5])
+def test_tensor_descriptor_load_store_nd(backend: str, ndim: int) -> None:
+    """A block larger than the tensor in every dimension: loads pad with zeros, stores are cut."""
+    inner = 16
+    block = (2, 2, 4, 8, inner)[-ndim:]
+    cbs = tuple(kl.constexpr(v) for v in block)
+    rng = np.random.default_rng(ndim)
+    alloc = rng.standard_normal((1, 1, 3, 7, inner)[-ndim:]).astype(np.float32)
+    inp = alloc[..., : inner - 3]  # a strided view: the descriptor's shape and strides say so
+    out = np.full(block, -1.0, np.float32)
+    strides = tuple(s // 4 for s in inp.strides)
+    descriptor_nd_kernel[(1,)](out, inp, inp.shape, strides, cbs, STORE=False)
+    idx = tuple(slice(None, s) for s in inp.shape)
+    assert np.array_equal(out[idx], inp)
+    out[idx] = 0
+    assert np.all(out == 0)
+    src = rng.standard_normal(block).astype(np.float32)
+    out = np.full(block, -1.0, np.float32)
+    shape = (1, 1, 3, 7, inner)[-ndim:]
+    descriptor_nd_kernel[(1,)](out, src, shape, tuple(s // 4 for s in out.strides), cbs, STORE=True)
+    idx = tuple(slice(None, s) for s in shape)
+    assert np.array_equal(out[idx], src[idx])
+    out[idx] = -1
+    assert np.all(out == -1)
+
+
+@kdsl.kernel
+def device_desc_load(in_ptr, out_ptr, IM, IN, YM, YN, M_BLOCK: kl.constexpr, N_BLOCK: kl.constexpr,
+                     padding: kl.constexpr):  # fmt: skip
+    x_desc = kl.make_tensor_descriptor(in_ptr, shape=[IM, IN], strides=[IN, 1], block_shape=[M_BLOCK, N_BLOCK],
+                                       padding_option=padding)  # fmt: skip
+    moffset = kl.program_id(0) * M_BLOCK
+    noffset = kl.program_id(1) * N_BLOCK
+    value = x_desc.load([moffset, noffset])
+    offs_m = moffset + kl.arange(0, M_BLOCK)
+    offs_n = noffset + kl.arange(0, N_BLOCK)
+    kl.store(out_ptr + offs_m[:, None] * YN + offs_n[None, :], value)
+
+
+@kdsl.kernel
+def host_desc_load(in_desc, out_ptr, YM, YN, M_BLOCK: kl.constexpr, N_BLOCK: kl.constexpr):
+    moffset = kl.program_id(0) * M_BLOCK
+    noffset = kl.program_id(1) * N_BLOCK
+    value = in_desc.load([moffset, noffset])
+    offs_m = moffset + kl.arange(0, M_BLOCK)
+    offs_n = noffset + kl.arange(0, N_BLOCK)
+    kl.store(out_ptr + offs_m[:, None] * YN + offs_n[None, :], value)
+
+
+def test_tensor_descriptor_padding(backend: str) -> None:
+    """``padding_option="nan"`` on device- and host-made descriptors: NaN outside the tensor."""
+    from kdsl.tools.tensor_descriptor import TensorDescriptor
+
+    im = in_ = 48
+    om = on = 64
+    blk = 32
+    inp = np.arange(im * in_, dtype=np.float32).reshape(im, in_)
+    want = np.full((om, on), np.nan, np.float32)
+    want[:im, :in_] = inp
+    grid = (om // blk, on // blk)
+    out = np.zeros((om, on), np.float32)
+    device_desc_load[grid](inp, out, im, in_, om, on, blk, blk, padding="nan")
+    np.testing.assert_array_equal(out, want)
+    out = np.zeros((om, on), np.float32)
+    desc = TensorDescriptor(inp, inp.shape, tuple(s // 4 for s in inp.strides), [blk, blk], padding="nan")
+    host_desc_load[grid](desc, out, om, on, blk, blk)
+    np.testing.assert_array_equal(out, want)
