@@ -2,8 +2,8 @@
 
 Order (as Triton): local variables (including the kernel's parameters), then
 closure cells, then the function's globals -- which must be compile-time things:
-``kl.constexpr`` objects, modules, other kernels, ``kl`` builtins/dtypes -- then a
-small allow-list of Python builtins. A global holding anything else
+``kl.constexpr`` objects (or any value annotated ``NAME: kl.constexpr = ...``), modules, other
+kernels, ``kl`` builtins/dtypes -- then a small allow-list of Python builtins. A global holding anything else
 (say ``BLOCK = 128`` at module level) is rejected because its value would be
 silently baked into the compiled code.
 """
@@ -70,6 +70,19 @@ def global_allowed(value: Any) -> bool:
     return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
 
 
+def annotated_constexpr(globals_: dict[str, Any], name: str) -> bool:
+    """``NAME: kl.constexpr = 42`` at module level: Triton reads such a global as a compile-time
+    constant although its value is a plain Python object (the annotation is the declaration).
+    Under ``from __future__ import annotations`` the annotation is the string ``"kl.constexpr"``."""
+    ann = globals_.get("__annotations__")
+    if not isinstance(ann, dict) or name not in ann:
+        return False
+    a = ann[name]
+    if isinstance(a, str):
+        return a.strip().split(".")[-1] == "constexpr"
+    return a is kl.constexpr
+
+
 class CellScope:
     """A closure cell seen as a one-name namespace (``get`` like a globals dict), so the JIT's
     dependency checks treat captured values like globals: a cell rebound (``nonlocal``) or a
@@ -107,7 +120,7 @@ class NameResolver:
                 return val, None
         val = self.globals.get(name, _MISSING)
         if val is not _MISSING:
-            if global_allowed(val):
+            if global_allowed(val) or annotated_constexpr(self.globals, name):
                 self.used[(id(self.globals), name)] = (self.globals, name)
                 return val, None
             return _MISSING, (

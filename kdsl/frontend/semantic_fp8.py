@@ -205,6 +205,10 @@ class Fp8Semantic(ReduceSemantic):
         for v in (x, y):
             if not (is_fp8(v.type) or v.dtype in (f16, bf16, f32)):
                 raise self.error(f"kl.dot: an fp8 operand pairs with fp8, f16, bf16 or f32, got {v.dtype}")
+        imprecise = unwrap(max_num_imprecise_acc)
+        if is_fp8(x.type) and is_fp8(y.type) and imprecise is not None and x.shape and imprecise > x.shape[-1]:
+            # Triton checks the bound although kdsl accumulates exactly: a kernel it refuses is refused here
+            raise self.error(f"max_num_imprecise_acc ({imprecise}) must be <= K ({x.shape[-1]})")
         out = self.const_dtype(out_dtype, "out_dtype")
         r = super().dot(self.cast(x, f32), self.cast(y, f32), None if out == f16 else acc, "ieee")
         if out == f16:

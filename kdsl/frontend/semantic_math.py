@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from kdsl.frontend.semantic_arith import ArithSemantic
@@ -135,6 +136,17 @@ class MathSemantic(ArithSemantic):
         if not (isinstance(xt.dtype, ScalarType) and xt.dtype.is_float):
             raise self.error(f"kl.clamp supports floating-point tensors only, got {xt.dtype}")
         return self.minmax("min", self.minmax("max", xt, lo_t, propagate_nan), hi_t, propagate_nan)
+
+    def user_where(self, cond: Any, a: Any, b: Any) -> tensor:
+        """``kl.where`` as the user calls it: Triton warns (a deprecation, to become an error) when
+        the condition is not boolean; kdsl's own compositions call :meth:`where` and stay quiet."""
+        c = self.to_tensor(cond)
+        if c.dtype != i1:
+            loc = self.builder.loc
+            where = f"{loc}: " if loc.known else ""
+            warnings.warn(f"{where}tl.where with a non-boolean condition is deprecated and will error out in a "
+                          f"future triton release. Got {c.dtype}", UserWarning, stacklevel=2)
+        return self.where(c, a, b)
 
     def where(self, cond: Any, a: Any, b: Any) -> tensor:
         """``cond ? a : b`` elementwise; cond becomes int1 (``!= 0``), a and b are

@@ -18,9 +18,10 @@ the access stays provably contiguous even inside loops). As
 from __future__ import annotations
 
 from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kdsl.ir.types import PointerType, ScalarType
+from kdsl.ir.types import PointerType, ScalarType, TileType
 from kdsl.language.aggregate import Aggregate
 from kdsl.language.constexpr_function import must_use_result
 from kdsl.language.core import NO_SEMANTIC, builtin, constexpr, tensor
@@ -53,6 +54,30 @@ def _pointee(base: tensor) -> ScalarType | PointerType:
     return ty.pointee
 
 
+@dataclass(frozen=True)
+class block_pointer_type:
+    """What ``block_ptr.dtype`` is in Triton: ``pointer_type(block_type(elem, block_shape))``, so
+    ``block_ptr.dtype.element_ty`` is the block's tile type (``x.to(block_ptr.dtype.element_ty)``
+    casts to the element type, as in Triton). Only a type object of the language: no IR value has it,
+    accesses through a block pointer become ordinary pointer tiles."""
+
+    element_ty: TileType
+    address_space: int = 1
+
+    @property
+    def scalar(self) -> block_pointer_type:
+        return self
+
+    def is_ptr(self) -> bool:
+        return True
+
+    def is_block(self) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        return f"pointer<{self.element_ty.text()}>"
+
+
 class block_pointer(Aggregate):
     """What ``kl.make_block_ptr`` returns: a pointer to one ``block_shape`` block
     of a strided tensor, at ``offsets`` (i32 scalars).
@@ -71,9 +96,10 @@ class block_pointer(Aggregate):
         self.order = order
 
     @property
-    def dtype(self) -> ScalarType | PointerType:
-        """The pointee (element) type."""
-        return _pointee(self.base)
+    def dtype(self) -> block_pointer_type:
+        """Triton's type of the block pointer: a pointer to the block (``.element_ty`` is the tile
+        type; its ``.element_ty`` again, the element type)."""
+        return block_pointer_type(TileType(self.block_shape, _pointee(self.base)))
 
     def aggregate_static(self) -> Hashable:
         return (self.block_shape, self.order)
@@ -88,7 +114,7 @@ class block_pointer(Aggregate):
         return cls(base, _raw(shape), _raw(strides), _raw(offsets), block_shape, order)
 
     def describe(self) -> str:
-        return (f"block_ptr<{self.dtype}, block_shape={self.block_shape}, order={self.order}, "
+        return (f"block_ptr<{_pointee(self.base)}, block_shape={self.block_shape}, order={self.order}, "
                 f"shape={_fields_text(self.shape)}, strides={_fields_text(self.strides)}>")
 
     @must_use_result(_ADVANCE_NOTE)

@@ -74,7 +74,7 @@ def clamp(x: Any, min: Any, max: Any, propagate_nan: Any = PropagateNan.NONE,
 def where(condition: Any, x: Any, y: Any, _semantic: Semantic = NO_SEMANTIC) -> tensor:
     """Elementwise ``condition ? x : y``; ``x``/``y`` are promoted like a binary
     operator and all three are broadcast together."""
-    return _semantic.where(condition, x, y)
+    return _semantic.user_where(condition, x, y)
 
 
 @builtin
