@@ -141,7 +141,21 @@ def profile(profiler: Profiler | None = None) -> Iterator[Profiler]:
 
 
 def launch(kernel: KernelFunction, grid: Any, *args: Any, **meta: Any) -> None:
-    """``kernel[grid](*args, **meta)``, timed by the active profiler if there is one."""
+    """``kernel[grid](*args, **meta)`` on the backend of its device arrays, timed by the active
+    profiler if there is one.
+
+    An op runs where its inputs live (:func:`backend_of`), whatever backend is current: a
+    kernel launch itself runs on the current backend and refuses arrays of another one.
+    """
+    home = next((a.backend for a in args if isinstance(a, DeviceArray)), None)
+    if home is not None and home != current_backend_name():
+        with kdsl.backend(home):
+            _launch(kernel, grid, args, meta)
+        return
+    _launch(kernel, grid, args, meta)
+
+
+def _launch(kernel: KernelFunction, grid: Any, args: tuple[Any, ...], meta: dict[str, Any]) -> None:
     prof = _PROFILER.get()
     if prof is None:
         kernel[grid](*args, **meta)

@@ -32,3 +32,23 @@ def test_profile_counts_launches_by_kernel(backend: str) -> None:
     assert prof.total() > 0
     ops.add(x, x)  # outside the block: not recorded
     assert prof.stats["add_kernel"].calls == 2
+
+
+def test_ops_run_where_their_device_arrays_live(backend: str) -> None:
+    """An op on device arrays of backend X runs on X whatever backend is current (``backend_of``):
+    a kernel launch alone refuses arrays of another backend, the ops pick the backend for the user."""
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.standard_normal((1, 2, 32, 16), dtype=np.float32) for _ in range(3))
+    x = rng.standard_normal((6, 40), dtype=np.float32)
+    other = "interpreter" if backend != "interpreter" else "cpu"
+    if other not in kdsl.available_backends():
+        return
+    dx, dq, dk, dv = (kdsl.tensor(a, backend=backend) for a in (x, q, k, v))
+    with kdsl.backend(other):
+        s = ops.softmax(dx)
+        att = ops.attention(dq, dk, dv, True)
+        mm = ops.matmul(dx, kdsl.tensor(x.T.copy(), backend=backend))
+    for out in (s, att, mm):
+        assert isinstance(out, kdsl.DeviceArray) and out.backend == backend
+    np.testing.assert_allclose(s.numpy(), ops.softmax_ref(x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mm.numpy(), x @ x.T, rtol=1e-4, atol=1e-4)
