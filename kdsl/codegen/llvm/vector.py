@@ -21,7 +21,8 @@ import llvmlite.ir as ir
 from kdsl.codegen.llvm import scalar as sc
 from kdsl.codegen.llvm import streaming, vmath
 from kdsl.codegen.llvm.types import I32, I64, intrinsic, reg, storage, unsigned_to_float
-from kdsl.ir.core import Operation, Value
+from kdsl.codegen.uniform_div import S_RANGE, X_RANGE, uniform_divisor
+from kdsl.ir.core import Operation
 from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
 
 if TYPE_CHECKING:
@@ -192,27 +193,11 @@ def _elementwise(fr: FuncRenderer, op: Operation, a: list[ir.Value]) -> ir.Value
         t = a[0].type
         return b.call(intrinsic(fr.module, "llvm.fma", t, [t, t, t], [t]), a)
     if len(a) == 2:
-        if n in ("arith.div", "math.div_rn") and e.name == "f32":
-            s = _uniform(op.operands[1])
-            if s is not None:
-                return divide_by_uniform(fr, a[0], a[1], fr.v(s))
+        s = uniform_divisor(op)
+        if s is not None:
+            return divide_by_uniform(fr, a[0], a[1], fr.v(s))
         return binary(fr, n, e, a[0], a[1], bool(op.attributes.get("propagate_nan")))
     return _unary(fr, op, e, a[0])
-
-
-def _uniform(v: Value) -> Value | None:
-    """The scalar behind a vector operand that is a splat (``wi.broadcast``), else None."""
-    d = v.owner_op
-    return d.operand if d is not None and d.NAME == "wi.broadcast" else None
-
-
-# Markstein's division (the correction step of his theorem on FMA-based division): with r = RN(1/s),
-# q = RN(x r) and the exact remainder e = x - q s (one fma), RN(q + e r) is the correctly rounded
-# x / s when nothing underflows or overflows. These bounds keep r, q, e and the result normal
-# with room to spare: |s| in [2^-40, 2^40] (checked once: s is uniform), |x| in [2^-80, 2^80] or
-# x = 0 (q = x r is then the exact, correctly signed zero). Other lanes take a plain fdiv.
-_DIV_S_RANGE = (2.0**-40, 2.0**40)
-_DIV_X_RANGE = (2.0**-80, 2.0**80)
 
 
 def divide_by_uniform(fr: FuncRenderer, x: ir.Value, sv: ir.Value, s: ir.Value) -> ir.Value:
@@ -224,7 +209,8 @@ def divide_by_uniform(fr: FuncRenderer, x: ir.Value, sv: ir.Value, s: ir.Value) 
     and two fmas per vector give the same bits (measured: 1.7x per 16-lane division in an
     L1-resident kdsl loop, 2x in C on 1024-float rows; 4e8
     random pairs in the ranges above, mantissas of all ones included, matched ``fdiv`` exactly).
-    A vector with any lane outside the ranges (or a NaN/inf) is divided with ``fdiv``.
+    A vector with any lane outside the ranges of :mod:`kdsl.codegen.uniform_div` (or a NaN/inf)
+    is divided with ``fdiv``.
     """
     b = fr.b
     t = x.type
@@ -239,8 +225,8 @@ def divide_by_uniform(fr: FuncRenderer, x: ir.Value, sv: ir.Value, s: ir.Value) 
     q1 = b.call(fma, [rem, rv, q])
     ax = b.call(fabs, [x])
     in_x = b.and_(
-        b.fcmp_ordered(">=", ax, ir.Constant(t, [_DIV_X_RANGE[0]] * lanes)),
-        b.fcmp_ordered("<=", ax, ir.Constant(t, [_DIV_X_RANGE[1]] * lanes)),
+        b.fcmp_ordered(">=", ax, ir.Constant(t, [X_RANGE[0]] * lanes)),
+        b.fcmp_ordered("<=", ax, ir.Constant(t, [X_RANGE[1]] * lanes)),
     )
     zero = b.fcmp_ordered("==", x, ir.Constant(t, [0.0] * lanes))
     mt = ir.VectorType(ir.IntType(1), lanes)
@@ -248,8 +234,8 @@ def divide_by_uniform(fr: FuncRenderer, x: ir.Value, sv: ir.Value, s: ir.Value) 
     sfabs = intrinsic(fr.module, "llvm.fabs", s.type, [s.type], [s.type])
     a_s = b.call(sfabs, [s])
     s_ok = b.and_(
-        b.fcmp_ordered(">=", a_s, ir.Constant(s.type, _DIV_S_RANGE[0])),
-        b.fcmp_ordered("<=", a_s, ir.Constant(s.type, _DIV_S_RANGE[1])),
+        b.fcmp_ordered(">=", a_s, ir.Constant(s.type, S_RANGE[0])),
+        b.fcmp_ordered("<=", a_s, ir.Constant(s.type, S_RANGE[1])),
     )
     fast = b.select(zero, q, q1)
     slow = _slow_divide(fr.module, t)  # a call: LLVM would hoist a plain fdiv out of the branch

@@ -6,8 +6,9 @@ Why: a ``float16`` division is one ``vdivps`` on AVX-512 (PoCL on this host), 10
 divisor is uniform, so the compiler hoists it out of the element loop), ``q = x r``, the exact
 remainder ``e = fma(-q, s, x)`` and ``fma(e, r, q)`` give the correctly rounded quotient when
 nothing underflows or overflows (Markstein's theorem) -- the same bits as ``/``; the cpu backend
-emits the same sequence (``codegen/llvm/vector.py``: ``divide_by_uniform``, whose docstring has
-the ranges and how they were checked). Vectors with a lane outside the ranges, a NaN or an
+emits the same sequence (``codegen/llvm/vector.py``: ``divide_by_uniform``, whose docstring says
+how it was checked); which divisions qualify and the safe ranges are
+:mod:`kdsl.codegen.uniform_div`, shared by both. Vectors with a lane outside the ranges, a NaN or an
 infinity take a plain division, written as two half-width divisions so that the compiler, whose
 if-conversion would otherwise speculate one cheap-looking divide and put it back on every
 vector, keeps it behind the branch.
@@ -16,6 +17,7 @@ vector, keeps it behind the branch.
 from __future__ import annotations
 
 from kdsl.codegen.opencl.vmem import Helper
+from kdsl.codegen.uniform_div import S_RANGE, X_RANGE
 
 LANES = (2, 4, 8, 16)
 
@@ -31,11 +33,18 @@ def _all(mask: str, lanes: int) -> tuple[str, str]:
     return "".join(lines), f"(({cur}.x & {cur}.y) < 0)"
 
 
+def _hex(v: float) -> str:
+    """A power of two as a C hex float without padding (``0x1p-80``)."""
+    mant, _, exp = float(v).hex().partition("p")
+    return f"{mant.rstrip('0').rstrip('.')}p{exp.lstrip('+')}"
+
+
 def declare(helper: Helper, lanes: int) -> str:
     """The name of ``kd_divu<lanes>(floatN x, float s)``, defined once per kernel source."""
     name = f"kd_divu{lanes}"
     halves = "x.x / s, x.y / s" if lanes == 2 else "x.lo / s, x.hi / s"
     fold, every = _all("ok", lanes)
+    (xlo, xhi), (slo, shi) = (_hex(v) for v in X_RANGE), (_hex(v) for v in S_RANGE)
     return helper(
         name,
         f"""\
@@ -45,9 +54,9 @@ inline float{lanes} {name}(float{lanes} x, float s) {{
   const float{lanes} q1 = fma(fma(-q, (float{lanes})(s), x), (float{lanes})(r), q);
   const float{lanes} ax = fabs(x);
   const int{lanes} zero = x == 0.0f;
-  const int{lanes} ok = ((ax >= 0x1p-80f) & (ax <= 0x1p80f)) | zero;
+  const int{lanes} ok = ((ax >= {xlo}f) & (ax <= {xhi}f)) | zero;
   const float as = fabs(s);
-{fold}  if ({every} && as >= 0x1p-40f && as <= 0x1p40f) return select(q1, q, zero);
+{fold}  if ({every} && as >= {slo}f && as <= {shi}f) return select(q1, q, zero);
   return (float{lanes})({halves});
 }}
 """,

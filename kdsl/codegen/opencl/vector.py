@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from kdsl.codegen.opencl import ctypes as ct
 from kdsl.codegen.opencl import streaming, vdiv, vexp2, vmem, vtrig
 from kdsl.codegen.opencl.exprs import _MATH1
+from kdsl.codegen.uniform_div import uniform_divisor
 from kdsl.errors import CompilationError
 from kdsl.ir.core import Operation
 from kdsl.ir.types import MemRefType, ScalarType, Type, VectorType
@@ -74,12 +75,10 @@ def render(r: Renderer, op: Operation, depth: int) -> None:
 def _uniform_divide(r: Renderer, op: Operation, a: list[str]) -> str | None:
     """An f32 vector divided by a splat scalar (``wi.broadcast``) through ``vdiv``, else None."""
     t = op.result.type
-    if op.NAME not in ("arith.div", "math.div_rn") or _elem(t).name != "f32" or _lanes(t) not in vdiv.LANES:
+    s = uniform_divisor(op)
+    if s is None or _lanes(t) not in vdiv.LANES:
         return None
-    d = op.operands[1].owner_op
-    if d is None or d.NAME != "wi.broadcast":
-        return None
-    return f"{vdiv.declare(r.helper, _lanes(t))}({a[0]}, {r.name(d.operand)})"
+    return f"{vdiv.declare(r.helper, _lanes(t))}({a[0]}, {r.name(s)})"
 
 
 def _load(r: Renderer, op: Operation, a: list[str]) -> str:
