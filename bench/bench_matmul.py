@@ -70,14 +70,9 @@ SETTLE_S = 0.3  # quiet before each measurement: OpenBLAS's threads spin for a w
 
 
 def seconds(fn: Callable[[], Any], repeats: int) -> float:
+    """Median seconds of ``fn`` after a pause and a warm-up call (the softmax rows)."""
     time.sleep(SETTLE_S)
-    fn()
-    times = []
-    for _ in range(repeats * REPEAT_SCALE):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    return _timed(fn, calls=repeats * REPEAT_SCALE, warm=True)()
 
 
 class NumpyBest:
