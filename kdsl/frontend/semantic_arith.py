@@ -4,7 +4,6 @@ implicit promotion (see :mod:`kdsl.frontend.semantic_types`)."""
 from __future__ import annotations
 
 import operator
-import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -265,10 +264,8 @@ class ArithSemantic(ShapeSemantic):
             amount = unwrap(b)
             if isinstance(amount, int) and not isinstance(amount, bool) and amount >= a.dtype.bitwidth:
                 # Triton's check_bit_width: a warning, not an error (the result is undefined)
-                loc = self.builder.loc
-                where = f"{loc}:" if loc.known else ""
-                warnings.warn(f"{where} Value {amount} exceeds the maximum bitwidth ({a.dtype.bitwidth}) for type "
-                              f"'{repr(a.dtype).rsplit('.', 1)[-1]}'. This may result in undefined behavior.", UserWarning, stacklevel=2)
+                self.warn(f"Value {amount} exceeds the maximum bitwidth ({a.dtype.bitwidth}) for type "
+                          f"'{repr(a.dtype).rsplit('.', 1)[-1]}'. This may result in undefined behavior.")
         x, y = self.check_operands(a, b, op)
         # Triton's ``__rshift__``/``__rrshift__`` pick ashr/lshr from the *tensor* operand's own
         # type (the left one, or the right one when the left is a Python scalar), not from the

@@ -7,6 +7,7 @@ small while ``Semantic`` remains one object the visitor talks to.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -55,6 +56,13 @@ class SemanticBase:
     def error(self, message: str) -> CompilationError:
         """A CompilationError located at the expression being compiled."""
         return CompilationError(message, self.builder.loc)
+
+    def warn(self, message: str) -> None:
+        """A ``UserWarning`` prefixed ``file:line:col:`` of the expression being compiled (Triton
+        warns where it errors for behaviour it deprecates or leaves undefined)."""
+        loc = self.builder.loc
+        where = f"{loc}: " if loc.known else ""
+        warnings.warn(where + message, UserWarning, stacklevel=3)
 
     # --- emission ----------------------------------------------------------------
     def wrap(self, value: Value) -> tensor:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from kdsl.frontend.semantic_arith import ArithSemantic
@@ -142,10 +141,8 @@ class MathSemantic(ArithSemantic):
         the condition is not boolean; kdsl's own compositions call :meth:`where` and stay quiet."""
         c = self.to_tensor(cond)
         if c.dtype != i1:
-            loc = self.builder.loc
-            where = f"{loc}: " if loc.known else ""
-            warnings.warn(f"{where}tl.where with a non-boolean condition is deprecated and will error out in a "
-                          f"future triton release. Got {c.dtype}", UserWarning, stacklevel=2)
+            self.warn("tl.where with a non-boolean condition is deprecated and will error out in a "
+                      f"future triton release. Got {c.dtype}")
         return self.where(c, a, b)
 
     def where(self, cond: Any, a: Any, b: Any) -> tensor:
