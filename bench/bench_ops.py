@@ -14,7 +14,8 @@ head dim 64, 8 heads, fp32) faster than torch's ``scaled_dot_product_attention``
 without torch), and conv2d (3x3, 64 -> 64 channels, 56x56, batch 8, padding 1, fp32) >= 0.8x
 torch's ``conv2d`` in the same memory format (NHWC against torch's channels_last). torch runs with
 two threads (the machine's cores), never at the same time as a kdsl kernel. kdsl, numpy and torch
-are timed in turns (:data:`ROUNDS` rounds, medians), as ``bench/README.md`` asks. conv2d's
+are timed in turns (:data:`ROUNDS` rounds; a ratio is the median of the per-round ratios), as
+``bench/README.md`` asks. conv2d's
 GFLOP/s count the direct convolution's multiply-adds: Winograd (kdsl's and oneDNN's, behind torch)
 does 4x fewer multiplications, so that figure can exceed the FMA peak.
 """
@@ -84,15 +85,24 @@ ROUNDS = 5
 SETTLE_S = 0.3
 
 
-def interleaved(timer: Callable[[Callable[[], Any]], float], fns: list[Callable[[], Any]], rounds: int) -> list[float]:
-    """Median over ``rounds`` of each function's ``timer`` figure, the functions taking turns,
-    each after :data:`SETTLE_S` of quiet."""
+def interleaved(
+    timer: Callable[[Callable[[], Any]], float], fns: list[Callable[[], Any]], rounds: int
+) -> list[list[float]]:
+    """``rounds`` samples of each function's ``timer`` figure, the functions taking turns, each
+    after :data:`SETTLE_S` of quiet: sample ``i`` of every function comes from the same round."""
     samples: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for got, fn in zip(samples, fns):
             time.sleep(SETTLE_S)
             got.append(timer(fn))
-    return [statistics.median(got) for got in samples]
+    return samples
+
+
+def round_ratio(mine: list[float], base: list[float]) -> float:
+    """Median of the per-round time ratios. Why not the ratio of the medians: this machine's speed
+    drifts by tens of percent within a run (other tenants), and a round's samples, taken seconds
+    apart, share the drift that separate medians would not."""
+    return statistics.median(a / b for a, b in zip(mine, base))
 
 
 @dataclass
@@ -316,13 +326,14 @@ def run(backends: list[str], quick: bool, filters: list[str] | None = None) -> d
                                        "error": err, "ok": err <= tol + 1e-6 * float(np.abs(want).max(initial=0))}  # fmt: skip
                 if row["ok"]:
                     fns = [kfn, nfn] + ([tfn] if tfn is not None else [])
-                    times = interleaved(timer, fns, 2 if quick else ROUNDS)
-                    row["kdsl_ms"], row["numpy_ms"] = times[0], times[1]
-                    row["torch_ms"] = times[2] if tfn is not None else None
+                    samples = interleaved(timer, fns, 2 if quick else ROUNDS)
+                    row["samples_ms"] = dict(zip(("kdsl", "numpy", "torch"), samples))
+                    row["kdsl_ms"], row["numpy_ms"] = statistics.median(samples[0]), statistics.median(samples[1])
+                    row["torch_ms"] = statistics.median(samples[2]) if tfn is not None else None
                     row["rate"] = case.work / (row["kdsl_ms"] * 1e-3) / 1e9
                     row["peak_fraction"] = row["rate"] / peaks[case.unit]
-                    row["vs_numpy"] = row["kdsl_ms"] / row["numpy_ms"]
-                    row["vs_torch"] = row["kdsl_ms"] / row["torch_ms"] if row["torch_ms"] else None
+                    row["vs_numpy"] = round_ratio(samples[0], samples[1])
+                    row["vs_torch"] = round_ratio(samples[0], samples[2]) if tfn is not None else None
             rows.append(row)
             print(format_row(row), flush=True)
     return {"peaks": peaks, "rows": rows}
