@@ -41,7 +41,10 @@ TUNABLES: dict[str, tuple[int, ...]] = {
 
 # The lowering's launch options (read by :meth:`Layout.from_options` and the cpu
 # backend's layout): the JIT rejects any other ``lower.*`` name.
-LAUNCH_KNOBS: tuple[str, ...] = ("lower.vector_width", "lower.dot_block_m", "lower.dot_block_n", "lower.chunk")
+LAUNCH_KNOBS: tuple[str, ...] = (
+    "lower.vector_width", "lower.dot_block_m", "lower.dot_block_n", "lower.chunk",
+    "lower.claim",  # OpenCL CPU devices: work-groups claim program ids (kdsl/codegen/opencl/claim.py)
+)
 
 
 

@@ -295,7 +295,8 @@ def attention(
         grid = (kdsl.cdiv(sq, bm), nb * nh)
         try:
             launch(attention_fwd_kernel, grid, q, kt, v, o, nh, sq, sk, d, sqb, sqh, sqs, skb, skh, sks,
-                   d * sk, sk, sob, soh, sos, BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=bd, CAUSAL=causal)  # fmt: skip
+                   d * sk, sk, sob, soh, sos, BLOCK_M=bm, BLOCK_N=bn, BLOCK_D=bd, CAUSAL=causal,
+                   **_CLAIM.get(backend_of(q), {}))  # fmt: skip
             return o
         except CompilationError as e:
             # Devices with little shared memory (lavapipe: 32 KiB) cannot hold the
@@ -311,6 +312,9 @@ def attention(
 # score/probability arrays at 32 KiB (128 x 128 spills them out of L1/L2 and measured slower: 11.0
 # vs 14.4 GFLOP/s on opencl, 1 x 8 x 1024 x 64, docs/OPTIMIZER.md). Elsewhere small private arrays.
 _MAX_BLOCKS = {"opencl": (128, 64), "cpu": (128, 64)}
+# On PoCL the programs claim their ids (kdsl/codegen/opencl/claim.py): a few dozen programs of equal
+# cost, which PoCL would hand out half to the first thread; 11-13 % faster in one-process A/B runs.
+_CLAIM: dict[str, dict[str, int]] = {"opencl": {"lower.claim": 2}}
 _DEFAULT_MAX_BLOCKS = (32, 32)
 
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kdsl.codegen.opencl import claim, exprs, streaming, vector
 from kdsl.codegen.opencl import ctypes as ct
-from kdsl.codegen.opencl import exprs, streaming, vector
 from kdsl.codegen.opencl.block import render_block
 from kdsl.codegen.opencl.mma import render_mma
 from kdsl.codegen.opencl.prelude import FIXED, HEADER, float_atomic, narrow_atomic
@@ -37,6 +37,8 @@ class DeviceCaps:
 
     fp64: bool = True
     int64_atomics: bool = True
+    # CPU devices: programs are claimed at run time (see :mod:`kdsl.codegen.opencl.claim`)
+    claim_programs: bool = False
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Rendered:
     kernel_name: str
     has_status: bool
     uses: set[str] = field(default_factory=set)
+    claims: bool = False  # the kernel takes the trailing program-claim arguments (claim.py)
 
 
 class Renderer:
@@ -57,6 +60,9 @@ class Renderer:
         self.counter = 0
         self.features: set[str] = set()
         self.const_vals: dict[int, object] = {}
+        self.claims = caps.claim_programs and caps.int64_atomics and claim.claimable(func)
+        if self.claims:
+            self.features.add("int64_atomics")  # the claim counters are 64-bit
 
     # --- naming -------------------------------------------------------------------
     def fresh(self, v: Value) -> str:
@@ -95,7 +101,8 @@ class Renderer:
         if not _ok_kernel_name(kname):  # e.g. Triton's usual ``def kernel(...)``: a keyword in OpenCL C
             kname = "kd_k_" + _IDENT.sub("_", kname)
         written = _written_args(f)
-        params = []
+        params: list[str] = []
+        names: list[str] = []
         for i, (arg, pname) in enumerate(zip(f.body.args, f.attributes["arg_names"])):
             self.note_type(arg.type)
             cname = "a_" + _IDENT.sub("_", str(pname)) + f"_{i}" if not _ok_ident(str(pname)) else str(pname)
@@ -106,13 +113,16 @@ class Renderer:
                 const = "" if i in written else "const "
                 params.append(f"{const}__global uchar* {cname}_base")
                 params.append(f"ulong {cname}_off")
+                names += [f"{cname}_base", f"{cname}_off"]
                 restrict = " restrict" if f.attributes.get("noalias") else ""
                 self.emit(1, f"{ct.reg(t)}{restrict} const {cname} = ({ct.reg(t)})({cname}_base + {cname}_off);")
             else:
                 params.append(f"{ct.reg(t)} {cname}")
+                names.append(cname)
         has_status = bool(f.attributes.get("asserts"))
         if has_status:
             params.append("__global int* kd_status")
+            names.append("kd_status")
         self.block(f.body, 1)
         out = [HEADER]
         if "fp64" in self.features:
@@ -121,11 +131,14 @@ class Renderer:
             out.append("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n")
             out.append("#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable\n")
         out.extend(self.helpers.values())
-        sig = ",\n    ".join(params)
-        out.append(f"__kernel void {kname}(\n    {sig})\n{{\n")
-        out.extend(self.lines)
-        out.append("}\n")
-        return Rendered("".join(out), kname, has_status)
+        if self.claims:
+            out.extend(claim.kernel(kname, params, names, self.lines))
+        else:
+            sig = ",\n    ".join(params)
+            out.append(f"__kernel void {kname}(\n    {sig})\n{{\n")
+            out.extend(self.lines)
+            out.append("}\n")
+        return Rendered("".join(out), kname, has_status, claims=self.claims)
 
     def emit(self, depth: int, text: str) -> None:
         self.lines.append("  " * depth + text + "\n")
@@ -179,9 +192,11 @@ class Renderer:
     def wi_expr(self, op: Operation, a: list[str]) -> str:
         n = op.NAME
         if n == "wi.program_id":
-            return f"((int)get_group_id({op.attributes['axis']}))"
+            axis = op.attributes["axis"]
+            return f"{claim.PID}{axis}" if self.claims else f"((int)get_group_id({axis}))"
         if n == "wi.num_programs":
-            return f"((int)get_num_groups({op.attributes['axis']}))"
+            axis = op.attributes["axis"]
+            return f"{claim.NPROGRAMS}{axis}" if self.claims else f"((int)get_num_groups({axis}))"
         if n == "wi.local_id":
             return "((int)get_local_id(0))"
         if n == "wi.addptr":

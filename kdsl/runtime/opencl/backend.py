@@ -18,7 +18,7 @@ capabilities) is part of the cache key, so binaries never cross drivers.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kdsl.errors import CompilationError
@@ -40,6 +40,7 @@ class CompiledStages:
     wi_module: ModuleOp
     rendered: Rendered
     layout: Layout
+    layout_options: tuple[tuple[str, Any], ...] = ()
 
 
 def render_stages(
@@ -69,7 +70,10 @@ def render_stages(
         from kdsl.runtime.limits import check_private
 
         check_private(wmod, layout.num_threads, private_limit, "opencl")
-    return CompiledStages(wmod, render_opencl(wmod, caps), layout)
+    # claimed program ids: asked for by the launch option, and the device must be able to
+    claims = caps.claim_programs and bool(dict(options.extra).get("lower.claim"))
+    rendered = render_opencl(wmod, replace(caps, claim_programs=claims))
+    return CompiledStages(wmod, rendered, layout, tuple(options.extra))
 
 
 def compile_stages(
@@ -109,6 +113,7 @@ def kernel_info(stages: CompiledStages) -> KernelInfo:
         params=params,
         asserts=asserts,
         prints=any(op.NAME == "wi.print" for op in func.walk()),
+        claim=int(dict(stages.layout_options).get("lower.claim", 0)) if stages.rendered.claims else 0,
     )
 
 

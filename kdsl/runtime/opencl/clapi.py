@@ -38,6 +38,7 @@ MAP_READ = 1 << 0
 
 PLATFORM_VERSION = 0x0901
 DEVICE_TYPE = 0x1000
+DEVICE_MAX_COMPUTE_UNITS = 0x1002
 DEVICE_MAX_WORK_GROUP_SIZE = 0x1004
 DEVICE_LOCAL_MEM_SIZE = 0x1023
 DEVICE_NAME = 0x102B
@@ -169,6 +170,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "clEnqueueMapBuffer": (_vp, [_vp, _vp, _u32, _u64, _sz, _sz, _u32, _vp, _vp, _pi32]),
     "clEnqueueUnmapMemObject": (_i32, [_vp, _vp, _vp, _u32, _vp, _vp]),
     "clEnqueueReadBuffer": (_i32, [_vp, _vp, _u32, _sz, _sz, _vp, _u32, _vp, _vp]),
+    "clEnqueueWriteBuffer": (_i32, [_vp, _vp, _u32, _sz, _sz, _vp, _u32, _vp, _vp]),
     "clFinish": (_i32, [_vp]),
     "clRetainMemObject": (_i32, [_vp]),
     "clReleaseMemObject": (_i32, [_vp]),
@@ -353,6 +355,11 @@ def map_unmap_read(queue: int, buffer: int, size: int) -> None:
 
 def read_buffer(queue: int, buffer: int, size: int, host_ptr: int) -> None:
     check("clEnqueueReadBuffer", lib().clEnqueueReadBuffer(queue, buffer, 1, 0, size, host_ptr, 0, None, None))
+
+
+def write_buffer(queue: int, buffer: int, size: int, host_ptr: int) -> None:
+    """A blocking write of ``size`` bytes at offset 0."""
+    check("clEnqueueWriteBuffer", lib().clEnqueueWriteBuffer(queue, buffer, 1, 0, size, host_ptr, 0, None, None))
 
 
 def finish(queue: int) -> None:

@@ -60,6 +60,7 @@ PYOPENCL_HINT = "the opencl backend needs pyopencl (pip install pyopencl) and an
 BUILD_OPTIONS = ["-cl-fp32-correctly-rounded-divide-sqrt", "-cl-std=CL1.2", "-w"]
 _BUILD_OPTIONS = " ".join(BUILD_OPTIONS)
 ALIGN = 64
+_CLAIM_ENV = "KDSL_OPENCL_CLAIM"  # "0": ignore the lower.claim launch option (A/B runs)
 _char, _byref = ctypes.c_char, ctypes.byref
 
 
@@ -165,6 +166,10 @@ class Device:
             unified = False
         self.shares_host_memory = unified or self.is_cpu
         self.local_mem = clapi.device_int(h, clapi.DEVICE_LOCAL_MEM_SIZE)
+        self.compute_units = max(1, clapi.device_int(h, clapi.DEVICE_MAX_COMPUTE_UNITS))
+        # CPU devices with cores to share a launch between: work-groups claim program ids
+        self.claims = (self.is_cpu and self.int64_atomics and self.compute_units > 1
+                       and os.environ.get(_CLAIM_ENV, "").strip() != "0")  # fmt: skip
         self.max_group = clapi.device_int(h, clapi.DEVICE_MAX_WORK_GROUP_SIZE)
         try:
             self.c_version: str = clapi.device_str(h, clapi.DEVICE_OPENCL_C_VERSION)
@@ -175,7 +180,7 @@ class Device:
         self.key = (
             f"{self.name}|driver={self.driver}|platform={self.platform_version}|{self.c_version}"
             f"|fp64={int(self.fp64)}|i64atomics={int(self.int64_atomics)}"
-            f"|max_group={self.max_group}|local={self.local_mem}|build={_BUILD_OPTIONS}"
+            f"|max_group={self.max_group}|local={self.local_mem}|build={_BUILD_OPTIONS}|claims={int(self.claims)}"
         )
         self._programs: dict[str, int] = {}
         self._free: dict[int, list[Any]] = {}
@@ -243,6 +248,8 @@ class Device:
         self._owned.clear()
         self._free.clear()
         self._empty = None
+        for name in ("sched_buffer", "sched_handle"):
+            self.__dict__.pop(name, None)
         pool = self.__dict__.pop("_pool", None)
         if pool is not None:
             pool.stop_holding()
@@ -277,6 +284,7 @@ class Device:
         for ns in list(self._launch_namespaces.values()):
             ns["_qh"] = self.queue_handle
             ns["_k"] = None  # the device-array branch binds again, to the new pyopencl queue
+        self._zero_sched()
         self.resets += 1
 
     def fault(self, function: str, status: int, kernel: str | None = None) -> NoReturn:
@@ -323,7 +331,39 @@ class Device:
         """What the code generator may use (imported lazily: a disk-cache hit never renders code)."""
         from kdsl.codegen.opencl import DeviceCaps
 
-        return DeviceCaps(fp64=self.fp64, int64_atomics=self.int64_atomics)
+        return DeviceCaps(fp64=self.fp64, int64_atomics=self.int64_atomics, claim_programs=self.claims)
+
+    # --- claimed launches (kdsl/codegen/opencl/claim.py) ------------------------------------
+    def claim_geometry(self, grid: tuple[int, int, int], claim: int) -> tuple[tuple[int, int, int], int]:
+        """(global size, ``kd_chunk``) of a claiming kernel's launch over ``grid``: one work-group
+        per compute unit (fewer for smaller grids); each claim takes 1/``kd_chunk`` of the ids
+        left (guided self-scheduling), ``kd_chunk = claim x units``."""
+        total = grid[0] * grid[1] * grid[2]
+        return (max(1, min(self.compute_units, total)), 1, 1), claim * self.compute_units
+
+    @cached_property
+    def sched_handle(self) -> int:
+        """The two zeroed ``ulong`` counters claiming kernels share (a ``cl_mem``; the in-order queue
+        runs one launch at a time, and each launch leaves them at zero)."""
+        self.check_open()
+        zeros = (ctypes.c_uint64 * 2)()
+        h = clapi.create_buffer(self.ctx_handle, clapi.MEM_READ_WRITE | clapi.MEM_COPY_HOST_PTR, 16,
+                                ctypes.addressof(zeros))  # fmt: skip
+        fin = weakref.finalize(self, clapi.release, "MemObject", h)
+        fin.atexit = False
+        self._owned.append(fin)
+        return h
+
+    @cached_property
+    def sched_buffer(self) -> Any:
+        """:attr:`sched_handle` as a ``pyopencl.Buffer`` (the checked and device-array launch paths)."""
+        return pyopencl().Buffer.from_int_ptr(self.sched_handle, retain=True)
+
+    def _zero_sched(self) -> None:
+        """A launch that did not finish may leave the counters set: zero them for the next one."""
+        if "sched_handle" in self.__dict__:
+            zeros = np.zeros(2, np.uint64)
+            clapi.write_buffer(self.queue_handle, self.sched_handle, zeros.nbytes, zeros.ctypes.data)
 
     @property
     def default_num_threads(self) -> int:

@@ -68,6 +68,7 @@ def make_fast_launch(
     device: Any,
     num_threads: int,
     params: Sequence[tuple[str, bool, Callable[[Any], Any] | None, ScalarType | None]],
+    claim: int,
     slow: Launch,
     last: list[Any],
 ) -> Launch | None:
@@ -84,6 +85,10 @@ def make_fast_launch(
     else sets this kernel's arguments must reset ``last[0] = None``. The
     buffers in ``last[0]`` stay referenced until the next launch with other
     arguments (pooled memory is kept by the pool anyway).
+
+    ``claim`` > 0: the kernel claims its program ids (``kdsl/codegen/opencl/claim.py``) and takes
+    the device's counters, the grid and the claim divisor after its parameters; the global size
+    comes from ``Device.claim_geometry``.
     """
     api = clapi.lib()
     ns: dict[str, Any] = _Namespace(
@@ -162,6 +167,18 @@ def make_fast_launch(
         else:
             key.append(f"a{i}")
         slot += 1
+    gsize = f"(grid[0] * {num_threads}, grid[1], grid[2])"
+    if claim:  # the counters, the grid (int) and the claim divisor (ulong), after the parameters
+        ns["_geo"], ns["_schedh"], ns["_claim"] = device.claim_geometry, device.sched_handle, claim
+        ns["_pki"], ns["_pkQ"] = struct.Struct("i").pack, struct.Struct("Q").pack
+        bufs += [str(slot), "_sched"]
+        packs += [str(slot + 1), "b'i'", "grid[0]", str(slot + 2), "b'i'", "grid[1]", str(slot + 3), "b'i'",
+                  "grid[2]", str(slot + 4), "b'L'", "_ch"]  # fmt: skip
+        key.append("grid")
+        cbufs.append(f"_set(_kh, {slot}, {_MEM_SIZE}, _P(_schedh))")
+        cpacks += ["sg0 = _pki(grid[0]); sg1 = _pki(grid[1]); sg2 = _pki(grid[2]); sch = _pkQ(_ch)"]
+        csets += [cbufs[-1], *(f"_set(_kh, {slot + 1 + a}, 4, sg{a})" for a in range(3)), f"_set(_kh, {slot + 4}, 8, sch)"]
+        gsize = "_gs"
     lines = [
         "def _launch(grid, args):",
         "    try:",
@@ -169,14 +186,17 @@ def make_fast_launch(
         "    except ValueError:",
         "        return _slow(grid, args)",
     ]
+    if claim:
+        lines += ["    try:", "        _gs, _ch = _geo(grid, _claim)", "    except (TypeError, IndexError):",
+                  "        return _slow(grid, args)"]  # fmt: skip
     enqueue = [
         "    try:",
-        f"        _enq(_q, _k, (grid[0] * {num_threads}, grid[1], grid[2]), _L, None, None, False, True)",
+        f"        _enq(_q, _k, {gsize}, _L, None, None, False, True)",
         "    except _CLE as e:",
         "        _pyfail(e)",
     ]
     cenqueue = [
-        f"    st = _enqc(_qh, _kh, 3, None, _G(grid[0] * {num_threads}, grid[1], grid[2]), _LB, 0, None, None)",
+        f"    st = _enqc(_qh, _kh, 3, None, _G(*{gsize}), _LB, 0, None, None)",
         "    if st:",
         "        _fail('clEnqueueNDRangeKernel', st)",
     ]
@@ -214,7 +234,8 @@ def make_fast_launch(
     lines += ["    " + ln for ln in body]
     py_numpy = [*pack_lines(False), f"    _setm(({', '.join(bufs)},))", *enqueue]
     # numpy branch via clapi: offsets (0) and scalars persist on the kernel; set them only when they changed
-    ckey = "('c', " + "".join(f"s{i}, " for i, (_, _, b, _) in enumerate(params) if b is not None) + ")"
+    ckey = "('c', " + "".join(f"s{i}, " for i, (_, _, b, _) in enumerate(params) if b is not None)
+    ckey += ("sg0, sg1, sg2, sch, " if claim else "") + ")"
     fixed = [c for c in csets if c not in cbufs]
     cset_lines = [f"    if {ckey} != _last[0]:", "        _last[0] = None"]
     if fixed:
@@ -238,6 +259,7 @@ def _add_bindings(ns: dict[str, Any], device: Any, bind_pyopencl: Callable[[], A
 
         ns.update(
             _k=k,
+            _sched=device.sched_buffer if "_geo" in ns else None,
             _setm=k._set_arg_multi,
             _pack=k._set_arg_buf_pack_multi,
             _enq=_cl.enqueue_nd_range_kernel,

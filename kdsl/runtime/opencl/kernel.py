@@ -52,6 +52,7 @@ class KernelInfo:
     params: list[tuple[str, str, bool]]  # (name, "ptr" or scalar type, written)
     asserts: list[tuple[str, str, int, int]]  # per assert id: message, file, line, column
     prints: bool
+    claim: int = 0  # > 0: work-groups claim program ids, 1/(claim x units) of those left at a time (claim.py)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -64,6 +65,7 @@ class KernelInfo:
             params=[(str(n), str(t), bool(w)) for n, t, w in d["params"]],
             asserts=[(str(m), str(f), int(ln), int(c)) for m, f, ln, c in d["asserts"]],
             prints=bool(d["prints"]),
+            claim=int(d.get("claim", 0)),
         )
 
 
@@ -147,6 +149,7 @@ class OpenCLKernel:
                 device,
                 self.num_threads,
                 self.params,
+                info.claim,
                 self.launch_checked,
                 self._last_args,
             )
@@ -204,12 +207,16 @@ class OpenCLKernel:
             status = dev.scratch(4)
             pyopencl().enqueue_fill_buffer(dev.queue, status, np.zeros(1, np.int32), 0, 4)
             values.append(status)
-        kernel.set_args(*values)
         nt = self.num_threads
+        gsize = (grid[0] * nt, grid[1], grid[2])
+        if self.info.claim:
+            gsize, chunk = dev.claim_geometry(grid, self.info.claim)
+            values += [dev.sched_buffer, *(np.int32(g) for g in grid), np.uint64(chunk)]
+        kernel.set_args(*values)
         cl = pyopencl()
         with capture_stdout(self.prints, dev):
             try:
-                cl.enqueue_nd_range_kernel(dev.queue, kernel, (grid[0] * nt, grid[1], grid[2]), (nt, 1, 1))
+                cl.enqueue_nd_range_kernel(dev.queue, kernel, gsize, (nt, 1, 1))
                 for buf, host in back:
                     dev.write_back(buf, host)
             except cl.Error as e:  # a driver fault: a kdsl error naming the kernel; the queue is replaced
