@@ -17,4 +17,8 @@ EXP2_POLY = (1.0, 0.6931471824645996, 0.24022647738456726, 0.05550359562039375, 
 # the clamp keeps rint(x) and x - rint(x) finite for +-inf.
 EXP2_CLAMP = (-152.0, 129.0)
 
-__all__ = ["EXP2_CLAMP", "EXP2_POLY"]
+# exp2(x) rounds to 0 for every x <= this: 2^-150 is half the smallest subnormal, a tie, rounded to
+# the even 0. The renderers compute no scaling for such lanes (an underflowing one is slow on Intel).
+EXP2_ZERO = -150.0
+
+__all__ = ["EXP2_CLAMP", "EXP2_POLY", "EXP2_ZERO"]

@@ -64,7 +64,9 @@ def _attn_block(  # type: ignore[no-untyped-def]
     kt = kl.load(KT + offs_d[:, None] * stride_td + cols[None, :], mask=kt_mask, other=0.0)
     # Scores relative to the row's reference r: the accumulator starts at -r (negr), so the
     # subtraction costs nothing and exp2 below reads a plain tile (no per-row broadcast). Masked
-    # keys get -inf the same way (the mask is built in the accumulator, not applied to s).
+    # keys get -inf the same way (the mask is built in the accumulator, not applied to s). Their
+    # exp2 costs what any other does: the renderers leave lanes whose result is 0 out of the
+    # scaling step, which would underflow (28x slower on Intel: codegen/llvm/vmath.py).
     if MASKED:
         valid = col_ok[None, :]
         if CAUSAL:
