@@ -315,7 +315,7 @@ def attention(
 # vs 14.4 GFLOP/s on opencl, 1 x 8 x 1024 x 64, docs/OPTIMIZER.md). Elsewhere small private arrays.
 _MAX_BLOCKS = {"opencl": (128, 64), "cpu": (128, 64)}
 # On PoCL the programs claim their ids (kdsl/codegen/opencl/claim.py): a few dozen programs of equal
-# cost, which PoCL would hand out half to the first thread; 11-13 % faster in one-process A/B runs.
+# cost, which PoCL would hand out half to the first thread; 9-25 % faster in one-process A/B runs.
 _CLAIM: dict[str, dict[str, int]] = {"opencl": {"lower.claim": 2}}
 _DEFAULT_MAX_BLOCKS = (32, 32)
 

@@ -10,11 +10,12 @@ unit, each claiming the next ``1/(k x units)`` of the program ids left (guided
 self-scheduling: large claims first, single programs at the end) with an atomic
 compare-and-swap on a counter, until none is left -- a fast core runs more.
 
-Opt-in, not the default, because it is not free everywhere: in one-process A/B
-runs (docs/OPTIMIZER.md, session 14) attention 1x8x1024x64 ran 11-13 % faster,
-conv2d NHWC the same, and a 256 x 256-tile matmul 8-10 % slower -- 5-12 % of that
-on one thread too, so PoCL compiles the body into slower code when it is not the
-``__kernel`` itself (noinline: 5-7 %; inlined into the claim loop: 10-12 %).
+Opt-in, not the default, because it did not pay everywhere: in one-process A/B
+runs (docs/OPTIMIZER.md, session 14) attention 1x8x1024x64 ran 9-25 % faster,
+conv2d NHWC the same, and a 256 x 256-tile matmul 8-10 % slower, 5-7 % of that on
+one thread, although PoCL's code for the matmul's inner loop is the same
+instruction for instruction in both (the called body's frame is only 16-byte
+aligned; whether that explains it was not settled on this noisy machine).
 
 The kernel body becomes a function of the program ids and the grid size; the
 ``__kernel`` wraps it. Trailing arguments (after the parameters and
