@@ -112,9 +112,9 @@ def raw_opencl(compiled: Any, args: list[Any], numpy_args: bool, typed: bool) ->
     if getattr(compiled, "asserts", None):
         values.append(dev.scratch(4))
     gsize, lsize = (nt, 1, 1), (nt, 1, 1)
-    if compiled.info.claims:  # claimed program ids (kdsl/codegen/opencl/claim.py): a 1-program grid
-        gsize, chunk = dev.claim_geometry((1, 1, 1))
-        values += [dev.sched_buffer, np.int32(1), np.int32(1), np.int32(1), np.uint64(chunk)]
+    if compiled.info.claim:  # claimed program ids (kdsl/codegen/opencl/claim.py): a 1-program grid
+        gsize, trailing = dev.claim_args((1, 1, 1), compiled.info.claim)
+        values += trailing
     if typed:
         knl.set_scalar_arg_dtypes([None if not isinstance(v, np.generic) else v.dtype for v in values])
         pyvals = [v.item() if isinstance(v, np.generic) else v for v in values]

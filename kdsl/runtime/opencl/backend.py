@@ -40,7 +40,7 @@ class CompiledStages:
     wi_module: ModuleOp
     rendered: Rendered
     layout: Layout
-    layout_options: tuple[tuple[str, Any], ...] = ()
+    claim: int = 0  # the lower.claim divisor the kernel was rendered for (0: plain kernel)
 
 
 def render_stages(
@@ -71,9 +71,9 @@ def render_stages(
 
         check_private(wmod, layout.num_threads, private_limit, "opencl")
     # claimed program ids: asked for by the launch option, and the device must be able to
-    claims = caps.claim_programs and bool(dict(options.extra).get("lower.claim"))
-    rendered = render_opencl(wmod, replace(caps, claim_programs=claims))
-    return CompiledStages(wmod, rendered, layout, tuple(options.extra))
+    claim = int(dict(options.extra).get("lower.claim", 0)) if caps.claim_programs else 0
+    rendered = render_opencl(wmod, replace(caps, claim_programs=claim > 0))
+    return CompiledStages(wmod, rendered, layout, claim if rendered.claims else 0)
 
 
 def compile_stages(
@@ -113,7 +113,7 @@ def kernel_info(stages: CompiledStages) -> KernelInfo:
         params=params,
         asserts=asserts,
         prints=any(op.NAME == "wi.print" for op in func.walk()),
-        claim=int(dict(stages.layout_options).get("lower.claim", 0)) if stages.rendered.claims else 0,
+        claim=stages.claim,
     )
 
 

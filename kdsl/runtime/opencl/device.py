@@ -341,6 +341,12 @@ class Device:
         total = grid[0] * grid[1] * grid[2]
         return (max(1, min(self.compute_units, total)), 1, 1), claim * self.compute_units
 
+    def claim_args(self, grid: tuple[int, int, int], claim: int) -> tuple[tuple[int, int, int], list[Any]]:
+        """(global size, trailing kernel arguments) of a claiming kernel's launch through pyopencl
+        (the checked path; the fast path packs the same values itself)."""
+        gsize, chunk = self.claim_geometry(grid, claim)
+        return gsize, [self.sched_buffer, *(np.int32(g) for g in grid), np.uint64(chunk)]
+
     @cached_property
     def sched_handle(self) -> int:
         """The two zeroed ``ulong`` counters claiming kernels share (a ``cl_mem``; the in-order queue

@@ -210,8 +210,8 @@ class OpenCLKernel:
         nt = self.num_threads
         gsize = (grid[0] * nt, grid[1], grid[2])
         if self.info.claim:
-            gsize, chunk = dev.claim_geometry(grid, self.info.claim)
-            values += [dev.sched_buffer, *(np.int32(g) for g in grid), np.uint64(chunk)]
+            gsize, trailing = dev.claim_args(grid, self.info.claim)
+            values += trailing
         kernel.set_args(*values)
         cl = pyopencl()
         with capture_stdout(self.prints, dev):
