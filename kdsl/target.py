@@ -107,6 +107,20 @@ def _host_clock_ghz() -> float:
     return float(m.group(1)) / 1000.0 if m and float(m.group(1)) > 500 else 3.0
 
 
+@functools.cache
+def host_cpu_flags() -> frozenset[str]:
+    """The host CPU's feature flags as Linux lists them (``/proc/cpuinfo``: ``avx512_vnni``,
+    ``avx512bw``...); empty where unknown. Read without llvmlite, so the OpenCL runtime can ask
+    what the cores under a CPU device execute without loading LLVM."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            text = f.read()
+    except OSError:
+        return frozenset()
+    m = re.search(r"^flags\s*:(.*)$", text, re.MULTILINE)
+    return frozenset(m.group(1).split()) if m else frozenset()
+
+
 def _cpu_simd_bytes(features: dict[str, bool]) -> int:
     if features.get("avx512f"):
         return 64

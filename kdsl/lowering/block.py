@@ -31,8 +31,9 @@ from kdsl.lowering.reps import Lazy, Mat, Rep
 _ELEMS = ("f32", "f64", "i32", "u32", "i64", "u64")
 # dot operands may also be 16-bit floats (Triton's tutorial 03 multiplies fp16): the renderers
 # widen whole rows (OpenCL: vload_halfN into float arrays; both renderers widen into f32 arrays
-# when every use is a dot accumulating in f32, see _widens)
-_LOAD_ELEMS = (*_ELEMS, "f16", "bf16")
+# when every use is a dot accumulating in f32, see _widens); and 8/16-bit integers, the operands
+# of integer dots (int8 x int8 -> int32 matmuls), copied as they are
+_LOAD_ELEMS = (*_ELEMS, "f16", "bf16", "i8", "u8", "i16", "u16")
 
 
 def _enabled(lw: Lowerer, shape: tuple[int, ...]) -> bool:

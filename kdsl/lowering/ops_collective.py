@@ -265,6 +265,16 @@ def _divisor_at_most(n: int, cap: int, step: int = 1) -> int:
     return 0
 
 
+def _mma_types(acc: ScalarType, a: ScalarType, b: ScalarType) -> bool:
+    """Element types the micro-kernels take: floats into a float accumulator at least as wide, or
+    integers into a 32/64-bit integer accumulator at least as wide (int8 x int8 -> int32; the
+    renderers widen each operand by its own signedness and wrap as the scalar loops do)."""
+    if acc.is_float:
+        return a.is_float and b.is_float and acc.itemsize >= max(a.itemsize, b.itemsize)
+    ints = bool(acc.is_int and a.is_int and b.is_int) and acc.itemsize >= 4
+    return ints and acc.itemsize >= max(a.itemsize, b.itemsize) and "i1" not in (a.name, b.name)
+
+
 def _mma_blocking(lw: Lowerer, op: Operation) -> dict[str, int] | None:
     """Blocking of a ``wi.mma`` for this dot, or None when the scalar lowering must be used."""
     lay = lw.layout
@@ -272,7 +282,7 @@ def _mma_blocking(lw: Lowerer, op: Operation) -> dict[str, int] | None:
     acc_e, in_e = c_t.scalar, a_t.scalar
     if lay.vector_width < 2 or lay.num_threads != 1 or len(c_t.shape) != 2:
         return None
-    if not (acc_e.is_float and in_e.is_float and b_t.scalar.is_float) or acc_e.itemsize < in_e.itemsize:
+    if not _mma_types(acc_e, in_e, b_t.scalar):
         return None
     m, n = c_t.shape
     k = a_t.shape[-1]

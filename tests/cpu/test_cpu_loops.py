@@ -100,12 +100,37 @@ def test_matmul_renders_vector_fma_and_no_gathers() -> None:
     assert "fmuladd" in opt or "fma" in opt
 
 
-def test_integer_dot_nest_is_matched() -> None:
-    """Integer dots keep the literal wi loop nest; the renderer still blocks it."""
+def test_integer_dot_is_a_vector_micro_kernel() -> None:
+    """Integer dots lower to ``wi.mma`` as float ones do: int8 x int8 -> int32 is ``vpdpbusd`` on
+    a host with AVX-512 VNNI, else widened vector multiplies and adds."""
+    from kdsl.ir.printer import print_op
+    from kdsl.runtime.cpu.target import host
+
     m = n = k = 32
     a, b, c = np.zeros((m, k), np.int8), np.zeros((k, n), np.int8), np.zeros((m, n), np.int32)
     kern = compile_cpu(mm_kernel, [a, b, c, m, n, k], BM=32, BN=32, BK=16, ACC=kl.int32)
-    assert "mul <" in kern.stages.rendered.ir and "sext <" in kern.stages.rendered.ir
+    assert "wi.mma" in print_op(kern.stages.wi_module)
+    text = kern.stages.rendered.ir
+    if host().int8_dot:
+        assert "llvm.x86.avx512.vpdpbusd.512" in text
+    else:
+        assert "mul <" in text and "sext <" in text
+
+
+def test_int8_dot_with_short_k_blocks_widens_in_vectors() -> None:
+    """An int8 dot whose K block is not a multiple of 16 takes the generic integer micro-kernel
+    (sign-extended vector multiplies and adds); numerics against numpy, overflow wrapping."""
+    m, n, k = 32, 32, 40
+    rng = np.random.default_rng(3)
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    c = np.zeros((m, n), np.int32)
+    kern = compile_cpu(mm_kernel, [a, b, c, m, n, k], BM=32, BN=32, BK=8, ACC=kl.int32)
+    text = kern.stages.rendered.ir
+    assert "vpdpbusd" not in text and "mul <" in text and "sext <" in text
+    with kdsl.backend("cpu"):
+        mm_kernel[(1, 1)](a, b, c, m, n, k, BM=32, BN=32, BK=8, ACC=kl.int32)
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
 
 
 @kdsl.kernel

@@ -40,6 +40,18 @@ def test_matmul_int8_int32_accumulation(backend: str, m: int, n: int, k: int) ->
     np.testing.assert_array_equal(c, ops.matmul_ref(a, b))
 
 
+@pytest.mark.parametrize(("m", "n", "k"), [(256, 256, 256), (300, 272, 200), (129, 33, 384)])
+def test_matmul_int8_micro_kernel_blocks(backend: str, m: int, n: int, k: int) -> None:
+    """Sizes that take the int8 micro-kernels (VNNI ``vpdpbusd`` where the CPU has it): several K
+    blocks, masked row/column/K edges, and the extreme bytes -128 and 127 (the VNNI kernel adds 128
+    to ``b`` and takes ``128 * rowsum(a)`` back: both ends of the range must come out exact)."""
+    rng = np.random.default_rng(m + n + k)
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    a[0, :], a[1, :], b[:, 0], b[:, 1] = -128, 127, -128, 127
+    np.testing.assert_array_equal(ops.matmul(a, b), ops.matmul_ref(a, b))
+
+
 @pytest.mark.parametrize(("m", "n", "k"), SIZES)
 def test_matmul_int8_weight_only(backend: str, m: int, n: int, k: int) -> None:
     rng = np.random.default_rng(m + 3)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
+from kdsl.codegen.llvm import mma_i8
 from kdsl.codegen.llvm import scalar as sc
 from kdsl.codegen.llvm.dot import _fmuladd, _memref, loop
 from kdsl.codegen.llvm.types import I32, I64, bf16_to_f32, reg, storage
@@ -35,8 +36,11 @@ def render_mma(fr: FuncRenderer, op: Operation) -> None:
     vectors; a narrower host width is used when it does not divide).
     f16/bf16 accumulators take scalar i-k-j loops with exactly rounded fmas.
     """
+    if fr.int8_dot and mma_i8.applies(op, fr.vector_bytes):
+        mma_i8.render(fr, op)
+        return
     mma = _Mma(fr, op)
-    if mma.acc_e.name not in ("f32", "f64"):
+    if mma.acc_e.name not in ("f32", "f64") and mma.acc_e.is_float:
         _mma_scalar(fr, op, mma.acc_e)
         return
 
@@ -82,9 +86,22 @@ class _Mma:
         """a[row, kk] widened to the accumulator type, broadcast to all lanes."""
         fr, e = self.fr, self.a_e
         x = fr.from_mem(e, fr.b.load(self.ptr(self.op.a, self.a_t, row, self.k, kk), typ=storage(e), align=e.itemsize))
-        if x.type != reg(self.acc_e):
-            x = fr.b.fpext(x, reg(self.acc_e))
-        return self.splat(x)
+        return self.splat(self.widen(e, x, reg(self.acc_e)))
+
+    def widen(self, e: ScalarType, x: ir.Value, to: ir.Type) -> ir.Value:
+        """``x`` (elements of type ``e``) as the accumulator type: floats extend, integers extend by
+        their own signedness."""
+        if x.type == to:
+            return x
+        if e.is_float:
+            return self.fr.b.fpext(x, to)
+        return self.fr.b.sext(x, to) if e.is_signed else self.fr.b.zext(x, to)
+
+    def mac(self, x: ir.Value, y: ir.Value, acc: ir.Value) -> ir.Value:
+        """``acc + x * y``: a fused multiply-add for floats, wrapping integer arithmetic otherwise."""
+        if self.acc_e.is_float:
+            return _fmuladd(self.fr, self.vt, x, y, acc)
+        return self.fr.b.add(self.fr.b.mul(x, y), acc)
 
     def load_b(self, kk: ir.Value, j0: ir.Value, v: int) -> ir.Value:
         """``vw`` contiguous elements of row ``kk`` of b from column ``j0 + v * vw``, widened."""
@@ -98,7 +115,7 @@ class _Mma:
             x = bf16_to_f32(b, b.load(p, typ=ir.VectorType(storage(e), vw), align=2))
         else:
             x = b.load(p, typ=ir.VectorType(reg(e), vw), align=e.itemsize)
-        return x if x.type == self.vt else b.fpext(x, self.vt)
+        return self.widen(e, x, self.vt)
 
     def block(self, i0: ir.Value, j0: ir.Value) -> list[ir.Value]:
         """One ``bm x bn`` block of c: load, k loop of vector FMAs, store."""
@@ -115,7 +132,7 @@ class _Mma:
             out: list[ir.Value] = []
             for r, row in enumerate(rows):
                 av = self.load_a(row, kk)
-                out.extend(_fmuladd(fr, self.vt, av, bv[v], carried[r * nv + v]) for v in range(nv))
+                out.extend(self.mac(av, bv[v], carried[r * nv + v]) for v in range(nv))
             return out
 
         final = loop(fr, ir.Constant(I32, 0), ir.Constant(I32, self.k), 1, accs, step)

@@ -56,12 +56,13 @@ class RenderedLLVM:
 class FuncRenderer:
     """Builds ``kd_kernel`` for one ``wi.func`` (see the module docstring)."""
 
-    def __init__(self, func: Operation, module: ir.Module, vector_bytes: int = 0) -> None:
+    def __init__(self, func: Operation, module: ir.Module, vector_bytes: int = 0, int8_dot: bool = False) -> None:
         if func.attributes["num_threads"] != 1:
             raise CompilationError("cpu: the LLVM renderer needs num_threads == 1 layouts (one work-item per program)")
         self.func = func
         self.module = module
         self.vector_bytes = vector_bytes  # 0: literal rendering (no micro-kernels, no loop nests)
+        self.int8_dot = int8_dot  # the host has AVX-512 VNNI: int8 mmas use vpdpbusd (mma_i8.py)
         self.skip: set[int] = set()  # ops already bound by a loop rewrite (delinearised rem/div)
         self.vals: dict[int, ir.Value] = {}
         self.params = [a.type for a in func.regions[0].block.args]
@@ -437,12 +438,15 @@ def _driver(module: ir.Module, kernel: ir.Function, params: list[Type]) -> None:
     b.ret_void()
 
 
-def render_llvm(module: Operation, triple: str = "", data_layout: str = "", vector_bytes: int = 0) -> RenderedLLVM:
+def render_llvm(
+    module: Operation, triple: str = "", data_layout: str = "", vector_bytes: int = 0, int8_dot: bool = False,
+) -> RenderedLLVM:  # fmt: skip
     """LLVM IR for the single ``wi.func`` of ``module`` plus its driver.
 
     ``vector_bytes``: the host's widest vector register (64 with AVX-512, 32
     with AVX2); when set, ``tile.dot`` nests are rendered as register-blocked
     vector micro-kernels (:mod:`kdsl.codegen.llvm.dot`) of that width.
+    ``int8_dot``: the host has AVX-512 VNNI (:mod:`kdsl.codegen.llvm.mma_i8`).
     """
     funcs = [op for op in module.regions[0].block.ops if op.NAME == "wi.func"]
     if len(funcs) != 1:
@@ -453,7 +457,7 @@ def render_llvm(module: Operation, triple: str = "", data_layout: str = "", vect
         mod.triple = triple
     if data_layout:
         mod.data_layout = data_layout
-    fr = FuncRenderer(func, mod, vector_bytes)
+    fr = FuncRenderer(func, mod, vector_bytes, int8_dot)
     kernel = fr.render()
     _driver(mod, kernel, fr.params)
     return RenderedLLVM(

@@ -18,15 +18,26 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kdsl.codegen.opencl import ctypes as ct
-from kdsl.codegen.opencl import vmem
+from kdsl.codegen.opencl import mma_i8, vmem
 from kdsl.codegen.packing import b_panel
 from kdsl.ir.core import Operation
 from kdsl.ir.types import MemRefType, ScalarType
 
 
-def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], None], helper: vmem.Helper) -> None:
+def render_mma(
+    op: Operation, names: list[str], uid: int, emit: Callable[[str], None], helper: vmem.Helper, vnni: bool = False,
+) -> None:  # fmt: skip
     """Emit the statements of one ``wi.mma`` (``names``: C names of a, b, c[, init]) through ``emit``
-    (``helper`` registers prelude text)."""
+    (``helper`` registers prelude text). ``vnni``: the device runs on a CPU with AVX-512 VNNI, and
+    an int8 mma calls :mod:`.mma_i8`'s micro-kernel instead."""
+    if vnni and mma_i8.applies(op):
+        mma_i8.render(op, names, emit, helper)
+    else:
+        _render(op, names, uid, emit, helper)
+
+
+def _render(op: Operation, names: list[str], uid: int, emit: Callable[[str], None], helper: vmem.Helper) -> None:
+    """The generic micro-kernel (module doc)."""
     a, b, c = names[:3]
     src = names[3] if len(names) > 3 else c  # wi.mma's init: where the accumulators start
     at = op.a.type
@@ -44,12 +55,22 @@ def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], 
     p = f"mm{uid}_"
     i, j, kk = p + "i", p + "j", p + "k"
 
+    # integer accumulators add in unsigned lanes: signed overflow is undefined in C, and the
+    # result must wrap as the scalar loops' ``(int)((uint)x * (uint)y)`` do
+    wrap = not ce.is_float
+    wt = (f"u{acc}" if wrap else acc) + ("" if vw == 1 else str(vw))
+
     def vload(mem: str, off: str, elem_reg: str, space: str) -> str:
         if vw == 1:
             x = f"{mem}[{off}]"
-            return x if elem_reg == acc else f"(({acc}){x})"
-        x = vmem.load(helper, elem_reg, vw, space, f"{mem} + {off}")
-        return x if elem_reg == acc else f"convert_{vt}({x})"
+            x = x if elem_reg == acc else f"(({acc}){x})"
+        else:
+            x = vmem.load(helper, elem_reg, vw, space, f"{mem} + {off}")
+            x = x if elem_reg == acc else f"convert_{vt}({x})"
+        return f"as_{wt}({x})" if wrap and vw > 1 else f"(({wt}){x})" if wrap else x
+
+    def mac(x: str, y: str, z: str) -> str:
+        return f"{x} * {y} + {z}" if wrap else f"fma({x}, {y}, {z})"
 
     a_reg, b_reg = ct.reg(at.element), ct.reg(bt.element)
     # b panel-major (packing.py): the k x bn panel of column j starts at j * k, rows bn apart
@@ -59,24 +80,25 @@ def render_mma(op: Operation, names: list[str], uid: int, emit: Callable[[str], 
     emit(f"  for (int {i} = 0; {i} < {m}; {i} += {bm}) {{")
     for r in range(bm):
         for q in range(nv):
-            emit(f"    {vt} {p}c{r}_{q} = {vload(src, f'({i} + {r}) * {n} + {j} + {q * vw}', acc, cty.space)};")
+            emit(f"    {wt} {p}c{r}_{q} = {vload(src, f'({i} + {r}) * {n} + {j} + {q * vw}', acc, cty.space)};")
     emit(f"    for (int {kk} = 0; {kk} < {k}; {kk} += 1) {{")
     for q in range(nv):
         b_off = f"{j} * {k} + {kk} * {bn} + {q * vw}" if panel else f"{kk} * {n} + {j} + {q * vw}"
-        emit(f"      const {vt} {p}b{q} = {vload(b, b_off, b_reg, bt.space)};")
+        emit(f"      const {wt} {p}b{q} = {vload(b, b_off, b_reg, bt.space)};")
     for r in range(bm):
         x = f"{a}[({i} + {r}) * {k} + {kk}]"
         x = x if a_reg == acc else f"(({acc}){x})"
-        emit(f"      const {vt} {p}a{r} = ({vt})({x});")
+        emit(f"      const {wt} {p}a{r} = ({wt})({x});")
         for q in range(nv):
-            emit(f"      {p}c{r}_{q} = fma({p}a{r}, {p}b{q}, {p}c{r}_{q});")
+            emit(f"      {p}c{r}_{q} = {mac(f'{p}a{r}', f'{p}b{q}', f'{p}c{r}_{q}')};")
     emit("    }")
     for r in range(bm):
         for q in range(nv):
             off = f"({i} + {r}) * {n} + {j} + {q * vw}"
+            x = f"{p}c{r}_{q}"
             if vw == 1:
-                emit(f"    {c}[{off}] = {p}c{r}_{q};")
+                emit(f"    {c}[{off}] = {f'(({acc}){x})' if wrap else x};")
             else:
-                emit("    " + vmem.store(helper, acc, vw, cty.space, f"{c} + {off}", f"{p}c{r}_{q}"))
+                emit("    " + vmem.store(helper, acc, vw, cty.space, f"{c} + {off}", f"as_{vt}({x})" if wrap else x))
     emit("  }")
     emit("}")

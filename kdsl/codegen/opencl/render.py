@@ -39,6 +39,8 @@ class DeviceCaps:
     int64_atomics: bool = True
     # CPU devices: programs are claimed at run time (see :mod:`kdsl.codegen.opencl.claim`)
     claim_programs: bool = False
+    # a CPU device on a host with AVX-512 VNNI: int8 dots use ``vpdpbusd`` (:mod:`.mma_i8`)
+    int8_dot: bool = False
 
 
 @dataclass
@@ -249,7 +251,8 @@ class Renderer:
 
     def op_wi_mma(self, op: Operation, depth: int) -> None:
         self.counter += 1
-        render_mma(op, [self.name(v) for v in op.operands], self.counter, lambda line: self.emit(depth, line), self.helper)
+        render_mma(op, [self.name(v) for v in op.operands], self.counter, lambda line: self.emit(depth, line), self.helper,
+                   vnni=self.caps.int8_dot)  # fmt: skip
 
     def op_wi_block_load(self, op: Operation, depth: int) -> None:
         self.counter += 1

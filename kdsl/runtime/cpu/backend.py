@@ -69,7 +69,7 @@ def compile_stages(module: ModuleOp, entry: str, options: LaunchOptions, noalias
     wmod = lower_to_wi(module, entry, layout, noalias=noalias)
     # private arrays live on the worker thread's stack: an oversized tile would segfault
     check_private(wmod, layout.num_threads, CPU_PRIVATE_LIMIT, "cpu")
-    rendered = render_llvm(wmod, vector_bytes=host().vector_bytes)
+    rendered = render_llvm(wmod, vector_bytes=host().vector_bytes, int8_dot=host().int8_dot)
     func = module.lookup(entry)
     loc = func.loc if func is not None else None
     obj, hit = compiler.compile_object(rendered.ir, kernel=rendered.kernel_name, loc=loc)

@@ -42,6 +42,12 @@ class Host:
         return 16
 
     @property
+    def int8_dot(self) -> bool:
+        """AVX-512 VNNI (``vpdpbusd``): int8 dots add four byte products per lane at once."""
+        feats = set(self.features.split(","))
+        return {"+avx512vnni", "+avx512bw", "+avx512f"} <= feats
+
+    @property
     def fingerprint(self) -> str:
         """Everything the generated machine code depends on besides the IR."""
         return f"llvmlite {llvmlite.__version__}|{self.triple}|{self.cpu}|{self.features}"

@@ -45,6 +45,7 @@ import numpy as np
 
 from kdsl.errors import BackendUnavailableError, CompilationError
 from kdsl.runtime.opencl import clapi
+from kdsl.target import host_cpu_flags
 
 if TYPE_CHECKING:
     from kdsl.codegen.opencl import DeviceCaps
@@ -170,6 +171,8 @@ class Device:
         # CPU devices with cores to share a launch between: work-groups claim program ids
         self.claims = (self.is_cpu and self.int64_atomics and self.compute_units > 1
                        and os.environ.get(_CLAIM_ENV, "").strip() != "0")  # fmt: skip
+        # int8 dots with vpdpbusd (codegen/opencl/mma_i8.py): a CPU device runs on this host's cores
+        self.int8_dot = self.is_cpu and {"avx512_vnni", "avx512bw"} <= host_cpu_flags()
         self.max_group = clapi.device_int(h, clapi.DEVICE_MAX_WORK_GROUP_SIZE)
         try:
             self.c_version: str = clapi.device_str(h, clapi.DEVICE_OPENCL_C_VERSION)
@@ -181,6 +184,7 @@ class Device:
             f"{self.name}|driver={self.driver}|platform={self.platform_version}|{self.c_version}"
             f"|fp64={int(self.fp64)}|i64atomics={int(self.int64_atomics)}"
             f"|max_group={self.max_group}|local={self.local_mem}|build={_BUILD_OPTIONS}|claims={int(self.claims)}"
+            f"|int8dot={int(self.int8_dot)}"
         )
         self._programs: dict[str, int] = {}
         self._free: dict[int, list[Any]] = {}
@@ -331,7 +335,8 @@ class Device:
         """What the code generator may use (imported lazily: a disk-cache hit never renders code)."""
         from kdsl.codegen.opencl import DeviceCaps
 
-        return DeviceCaps(fp64=self.fp64, int64_atomics=self.int64_atomics, claim_programs=self.claims)
+        return DeviceCaps(fp64=self.fp64, int64_atomics=self.int64_atomics, claim_programs=self.claims,
+                          int8_dot=self.int8_dot)  # fmt: skip
 
     # --- claimed launches (kdsl/codegen/opencl/claim.py) ------------------------------------
     def claim_geometry(self, grid: tuple[int, int, int], claim: int) -> tuple[tuple[int, int, int], int]:
