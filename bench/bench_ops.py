@@ -310,6 +310,8 @@ def run(backends: list[str], quick: bool, filters: list[str] | None = None) -> d
     timer = _timer()
     peaks = measure_peaks(timer)
     print(f"measured peaks: {peaks['GFLOP/s']:.1f} GFLOP/s (numpy fp32 matmul), {peaks['GB/s']:.1f} GB/s (copy)")
+    print("rows: kdsl's rate, its fraction of the peak, its median time, and 'xR vs numpy/torch' = kdsl's time / "
+          "the baseline's (below 1: kdsl is faster); goal lines give speed = the inverse")
     rows: list[dict[str, Any]] = []
     for case in cases(quick):
         if filters and not any(f in case.name for f in filters):

@@ -14,7 +14,8 @@ one work-item per group, so the private array is the whole row-major tile):
 * loads whose tile is a ``tile.dot`` operand -- it is stored in a private
   array anyway for the register-blocked ``wi.mma``; a load read only
   elementwise stays fused into its consumer's element loop instead;
-* stores of a tile that is already stored (the dot's accumulator).
+* stores of a tile that is already stored (the dot's accumulator), or of an elementwise
+  epilogue of one under a column mask (evaluated into a private array first: ``_epilogue``).
 """
 
 from __future__ import annotations
@@ -107,6 +108,16 @@ def _widens(v: Value, elem: ScalarType, depth: int = 0) -> bool:
     return True
 
 
+def _epilogue(value: Lazy, mask: Bounds) -> bool:
+    """An elementwise tile computed from a stored one (``gelu(acc + bias)`` after a dot, attention's
+    ``acc / l``) stored under a column mask: fused into the store's element loop, the mask varies
+    along the vector and the loop stays scalar (a 256 x 256 fp32 matmul with a bias and gelu took
+    2.3x the plain matmul's time on PoCL). Evaluated into a private array first, the math runs
+    in vectors over whole rows (masked-off elements compute harmlessly from private data) and
+    the store is a block copy."""
+    return len(value.shape) == 2 and bool(value.leaves) and mask.limits[-1] is not None
+
+
 def try_block_load(lw: Lowerer, op: Operation) -> bool:
     """Lower ``op`` (a tile.load) as one ``wi.block_load`` when it qualifies (module doc)."""
     res = op.result
@@ -144,15 +155,20 @@ def store_hints(op: Operation) -> dict[str, AttrValue]:
 
 
 def try_block_store(lw: Lowerer, op: Operation) -> bool:
-    """Lower ``op`` (a tile.store of a stored tile) as one ``wi.block_store`` when it qualifies."""
+    """Lower ``op`` (a tile.store of a stored tile, or of an epilogue: :func:`_epilogue`) as one
+    ``wi.block_store`` when it qualifies."""
     shape = op.ptr.type.shape
     value = lw.rep(op.value)
-    if not _enabled(lw, shape) or not isinstance(value, Mat):
+    if not _enabled(lw, shape) or not isinstance(value, (Mat, Lazy)):
         return False
     ptr = _pointer_form(lw.rep(op.ptr))
     mask = _mask_form(lw, op.mask, len(shape))
     if ptr is None or mask is None:
         return False
+    if isinstance(value, Lazy):
+        if not _epilogue(value, mask):
+            return False
+        value = lw.materialise(value)
     lw.close_nest()
     lw.order_memory("store")
     with lw.at(lw.top):
