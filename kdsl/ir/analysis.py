@@ -174,3 +174,15 @@ def written_pointer_args(func: Operation) -> frozenset[int]:
             return every
         written |= r
     return written & every
+
+
+def unused_pointer_args(func: Operation) -> frozenset[int]:
+    """Indices of ``func``'s pointer parameters the body never reads (after specialisation and
+    dead-code elimination: ``bias_ptr`` under a false ``HAS_BIAS``).
+
+    Why: Triton code passes some tensor for a pointer it does not use (``kdsl.ops.matmul`` passes
+    the output as its absent bias), and such an argument cannot alias anything the kernel
+    touches; counting it made every such launch take the aliasing-safe kernel and the slow
+    checked launch path."""
+    args = func.regions[0].blocks[0].args
+    return frozenset(i for i, a in enumerate(args) if _is_ptr(a) and not a.uses)

@@ -9,6 +9,7 @@ import pyopencl as cl
 import pytest
 
 import kdsl
+import kdsl.language as kl
 from kdsl.runtime.device_array import DeviceArray
 from kdsl.runtime.opencl import get_device
 
@@ -168,3 +169,37 @@ def test_read_only_numpy_inputs() -> None:
     with kdsl.backend("opencl"):
         K.add_kernel[(1,)](x, x, out, 16, BLOCK=16)
     np.testing.assert_array_equal(out, 2 * x)
+
+
+@kdsl.kernel
+def scale_bias_kernel(x_ptr, bias_ptr, out_ptr, n, HAS_BIAS: kl.constexpr, BLOCK: kl.constexpr):
+    offs = kl.arange(0, BLOCK)
+    m = offs < n
+    y = kl.load(x_ptr + offs, mask=m) * 2.0
+    if HAS_BIAS:
+        y += kl.load(bias_ptr + offs, mask=m)
+    kl.store(out_ptr + offs, y, mask=m)
+
+
+def test_unused_pointer_passed_as_the_output_does_not_count_as_aliasing() -> None:
+    """Triton code passes some tensor for a pointer it does not read (``kdsl.ops.matmul`` passes
+    its output as the absent bias): that argument cannot alias, so the launch keeps the fast path
+    and the no-overlap kernel; a pointer that is read still sends it to the safe variant."""
+    x = np.arange(16, dtype=np.float32)
+    with kdsl.backend("opencl"):
+        kern = kdsl.kernel(scale_bias_kernel.fn)
+        dx, dout = kdsl.tensor(x), kdsl.zeros(16, np.float32)
+        kern[(1,)](dx, dout, dout, 16, HAS_BIAS=False, BLOCK=16)
+        compiled = next(iter(kern._launchers.values())).kernel
+        assert compiled.info.unused == [1]
+        kern[(1,)](dx, dout, dout, 16, HAS_BIAS=False, BLOCK=16)
+        np.testing.assert_array_equal(dout.numpy(), 2 * x)
+        assert compiled._last_args[0] is not None  # set by the fast path (the checked one clears it)
+        assert compiled._safe is None
+        host = np.zeros(16, np.float32)
+        kern[(1,)](x, host, host, 16, HAS_BIAS=False, BLOCK=16)  # numpy arguments, same rule
+        np.testing.assert_array_equal(host, 2 * x)
+        assert compiled._safe is None
+        dy = kdsl.tensor(x)
+        kern[(1,)](dx, dy, dy, 16, HAS_BIAS=True, BLOCK=16)  # bias read and written: aliased
+        np.testing.assert_array_equal(dy.numpy(), 3 * x)

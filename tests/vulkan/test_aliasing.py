@@ -33,8 +33,8 @@ def test_right_even_when_every_pointer_counts_as_written(monkeypatch: pytest.Mon
     init = VulkanKernel.__init__
     built: list[str] = []
 
-    def conservative(self: VulkanKernel, rt: Any, spirv: Any, written: Any, safe: Any = None) -> None:
-        init(self, rt, spirv, set(range(len(spirv.arg_types))), safe)
+    def conservative(self: VulkanKernel, rt: Any, spirv: Any, written: Any, safe: Any = None, **kw: Any) -> None:
+        init(self, rt, spirv, set(range(len(spirv.arg_types))), safe, **kw)
         built.append(self.name)
 
     expected = _run(CASES[name], "interpreter")

@@ -95,7 +95,7 @@ def compile_stages(
 
 
 def kernel_info(stages: CompiledStages) -> KernelInfo:
-    from kdsl.ir.analysis import written_pointer_args
+    from kdsl.ir.analysis import unused_pointer_args, written_pointer_args
 
     func = stages.wi_module.body.ops[0]
     written = written_pointer_args(func)
@@ -114,6 +114,7 @@ def kernel_info(stages: CompiledStages) -> KernelInfo:
         asserts=asserts,
         prints=any(op.NAME == "wi.print" for op in func.walk()),
         claim=stages.claim,
+        unused=sorted(unused_pointer_args(func)),
     )
 
 

@@ -71,6 +71,7 @@ def make_fast_launch(
     claim: int,
     slow: Launch,
     last: list[Any],
+    unused: frozenset[int] = frozenset(),
 ) -> Launch | None:
     """Generate the launch function, or None if some parameter cannot take the fast path.
 
@@ -89,6 +90,9 @@ def make_fast_launch(
     ``claim`` > 0: the kernel claims its program ids (``kdsl/codegen/opencl/claim.py``) and takes
     the device's counters, the grid and the claim divisor after its parameters; the global size
     comes from ``Device.claim_geometry``.
+
+    ``unused``: pointer parameters the kernel never reads; they take no part in the aliasing
+    checks (an absent bias passed as the output must not force the slow path).
     """
     api = clapi.lib()
     ns: dict[str, Any] = _Namespace(
@@ -223,7 +227,8 @@ def make_fast_launch(
     lines.append(f"    if {' and '.join(f'type(a{i}) is _DA' for i, _ in ptrs)}:")
     body = ["    if _k is None and not _bind():", "        return _slow(grid, args)"]
     body += ["    " + "; ".join(f"b{i} = a{i}.buffer" for i, _ in ptrs)]
-    alias = [f"b{w} is b{o}" for w, wr in ptrs if wr for o, _ in ptrs if o != w]
+    used = [(i, w) for i, w in ptrs if i not in unused]
+    alias = [f"b{w} is b{o}" for w, wr in used if wr for o, _ in used if o != w]
     if alias:
         body += [f"    if {' or '.join(alias)}:", "        return _slow(grid, args)"]
     body += [f"    key = ({', '.join(key)},)", "    if key != _last[0]:"]
@@ -241,7 +246,7 @@ def make_fast_launch(
     if fixed:
         cset_lines += [f"        if {' or '.join(fixed)}:", "            return _slow(grid, args)"]
     cset_lines += [f"        _last[0] = {ckey}", f"    if {' or '.join(cbufs)}:", "        return _slow(grid, args)"]
-    lines += _numpy_branch(ptrs, cpack_lines if cpacks else [], cset_lines, cenqueue, py_numpy)
+    lines += _numpy_branch(ptrs, used, cpack_lines if cpacks else [], cset_lines, cenqueue, py_numpy)
     lines.append("    return _slow(grid, args)")
     return _finish(lines, ns)
 
@@ -283,6 +288,7 @@ class _Namespace(dict[str, Any]):
 
 def _numpy_branch(
     ptrs: list[tuple[int, bool]],
+    used: list[tuple[int, bool]],
     cpack_lines: list[str],
     cset_lines: list[str],
     cenqueue: list[str],
@@ -294,10 +300,11 @@ def _numpy_branch(
     process): clapi -- wrap, set arguments, enqueue, write back, release. Once
     pyopencl is loaded anyway (device arrays were used), its calls, which make
     fewer Python-to-C transitions per launch (one ``_set_arg_multi`` for every
-    buffer, buffers created and released inside one call each).
+    buffer, buffers created and released inside one call each). Only ``used`` pointers are
+    checked for overlaps.
     """
     cond = " and ".join(f"type(a{i}) is _ND and a{i}.flags.c_contiguous" for i, _ in ptrs)
-    overlap = [f"_may(a{w}, a{o})" for w, wr in ptrs if wr for o, _ in ptrs if o != w]
+    overlap = [f"_may(a{w}, a{o})" for w, wr in used if wr for o, _ in used if o != w]
     if overlap:
         cond += f" and not ({' or '.join(overlap)})"
     written_ptrs = [i for i, wr in ptrs if wr]

@@ -25,7 +25,7 @@ overlapping views) switches to the aliasing-safe variant, built on first need.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -42,6 +42,8 @@ from kdsl.runtime.opencl.fastlaunch import make_fast_launch
 from kdsl.runtime.opencl.hostargs import bind_arrays, host_view
 from kdsl.runtime.opencl.stdout import capture_stdout
 
+_NOTHING = np.empty(0, np.uint8)
+
 
 @dataclass
 class KernelInfo:
@@ -53,6 +55,7 @@ class KernelInfo:
     asserts: list[tuple[str, str, int, int]]  # per assert id: message, file, line, column
     prints: bool
     claim: int = 0  # > 0: work-groups claim program ids, 1/(claim x units) of those left at a time (claim.py)
+    unused: list[int] = field(default_factory=list)  # pointer parameters the kernel never reads: no aliasing
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,6 +69,7 @@ class KernelInfo:
             asserts=[(str(m), str(f), int(ln), int(c)) for m, f, ln, c in d["asserts"]],
             prints=bool(d["prints"]),
             claim=int(d.get("claim", 0)),
+            unused=[int(i) for i in d.get("unused", [])],
         )
 
 
@@ -152,6 +156,7 @@ class OpenCLKernel:
                 info.claim,
                 self.launch_checked,
                 self._last_args,
+                frozenset(info.unused),
             )
         self.launch = fast or self.launch_checked  # type: ignore[method-assign,assignment]
 
@@ -182,23 +187,7 @@ class OpenCLKernel:
             return
         self._last_args[0] = None  # this path sets the kernel's arguments itself
         dev = self.device
-        values: list[Any] = []
-        arrays: list[tuple[int, np.ndarray, bool]] = []
-        on_device: list[tuple[Any, bool]] = []
-        for (name, written, bind, _), v in zip(self.params, args):
-            if bind is not None:
-                values.append(bind(v))
-                continue
-            if isinstance(v, DeviceArray):
-                if v.device is not dev:
-                    raise LaunchError(f"device array lives on another device ({v.device.name})", name, self.kernel_name)
-                values.extend((v.buffer, np.uint64(v.offset)))
-                on_device.append((v, written))
-                continue
-            if not isinstance(v, np.ndarray) and not hasattr(v, "__array_interface__"):
-                raise LaunchError(f"expected an array for a pointer parameter, got {type(v).__name__}", name)
-            arrays.append((len(values), host_view(v, name), written))
-            values.extend((None, None))
+        values, arrays, on_device = self._bind(args)
         back, aliased = bind_arrays(dev, arrays, values) if arrays else ([], False)
         aliased = aliased or (len(on_device) > 1 and device_aliased(on_device))
         kernel = self.kernel if not aliased else self.safe_kernel()
@@ -225,6 +214,34 @@ class OpenCLKernel:
                 dev.synchronize()  # numpy arguments: the launch is synchronous
         if status is not None:
             self._check_status(status)
+
+    def _bind(self, args: Sequence[Any]) -> tuple[list[Any], list[tuple[int, np.ndarray, bool]], list[tuple[Any, bool]]]:
+        """Kernel argument values (array slots left for :func:`bind_arrays`), the numpy arrays to
+        wrap, and the device arrays the kernel reads or writes (for the aliasing check)."""
+        dev = self.device
+        values: list[Any] = []
+        arrays: list[tuple[int, np.ndarray, bool]] = []
+        on_device: list[tuple[Any, bool]] = []
+        unused = self.info.unused
+        for i, ((name, written, bind, _), v) in enumerate(zip(self.params, args)):
+            if bind is not None:
+                values.append(bind(v))
+                continue
+            if isinstance(v, DeviceArray):
+                if v.device is not dev:
+                    raise LaunchError(f"device array lives on another device ({v.device.name})", name, self.kernel_name)
+                values.extend((v.buffer, np.uint64(v.offset)))
+                if i not in unused:  # a pointer the kernel never reads cannot alias
+                    on_device.append((v, written))
+                continue
+            if not isinstance(v, np.ndarray) and not hasattr(v, "__array_interface__"):
+                raise LaunchError(f"expected an array for a pointer parameter, got {type(v).__name__}", name)
+            if i in unused:  # never read: the shared empty stand-in, outside the aliasing groups
+                values.extend((dev.wrap_host(_NOTHING), np.uint64(0)))
+                continue
+            arrays.append((len(values), host_view(v, name), written))
+            values.extend((None, None))
+        return values, arrays, on_device
 
     def safe_kernel(self) -> Any:
         """The variant for aliased arguments (every load before the next store), built on first need."""

@@ -19,7 +19,7 @@ from kdsl.codegen.spirv import SpirvKernel, Target, emit_spirv
 from kdsl.codegen.spirv.target import array_itemsize
 from kdsl.codegen.spirv.unroll import GridStrideLoop, grid_stride_loops, loop_passes, unrolled_loops
 from kdsl.errors import CompilationError
-from kdsl.ir.analysis import written_pointer_args
+from kdsl.ir.analysis import unused_pointer_args, written_pointer_args
 from kdsl.ir.core import ModuleOp
 from kdsl.ir.types import MemRefType
 from kdsl.lowering import Layout, lower_to_wi
@@ -216,7 +216,8 @@ class VulkanBackend:
             return self._kernel(module, entry, options, noalias, packed=False)
 
         cls = PackedKernel if stages.spirv.programs_per_group > 1 else VulkanKernel
-        kernel = cls(get_runtime(), stages.spirv, written_pointer_args(func), safe if noalias else None)
+        kernel = cls(get_runtime(), stages.spirv, written_pointer_args(func), safe if noalias else None,
+                     unused=unused_pointer_args(func))  # fmt: skip
         if stages.grid_stride:
             kernel.spread_when(stages.passes, stages.grid_stride, PASS_BUDGET, spread)
         kernel.stages = stages  # type: ignore[attr-defined]

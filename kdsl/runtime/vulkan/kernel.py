@@ -91,10 +91,12 @@ class VulkanKernel:
     """A launchable specialisation (see module doc)."""
 
     def __init__(
-        self, rt: Runtime, spirv: SpirvKernel, written: AbstractSet[int], safe: Callable[[], VulkanKernel] | None = None
-    ) -> None:
+        self, rt: Runtime, spirv: SpirvKernel, written: AbstractSet[int], safe: Callable[[], VulkanKernel] | None = None,
+        unused: AbstractSet[int] = frozenset(),
+    ) -> None:  # fmt: skip
         """``safe``: builds the variant lowered without the no-overlap assumption (for launches
-        whose written memory is reachable through two parameters); None when this is it."""
+        whose written memory is reachable through two parameters); None when this is it.
+        ``unused``: pointer parameters the kernel never reads (no part in the aliasing check)."""
         self.rt = rt
         self.spirv = spirv
         self.name = spirv.name
@@ -111,9 +113,10 @@ class VulkanKernel:
                 assert isinstance(t, ScalarType)
                 self.params.append((n, False, _scalar_binder(t, n), fmt))
         self.pointers = [i for i, (_, _, bind, _) in enumerate(self.params) if bind is None]
+        self._read = [i for i in self.pointers if i not in unused]  # the pointers that may alias
         self._safe_factory = safe
         self._safe: VulkanKernel | None = None
-        self.check_alias = safe is not None and len(self.pointers) > 1 and bool(written)
+        self.check_alias = safe is not None and len(self._read) > 1 and bool(written)
         self.status_used = bool(spirv.prints or spirv.asserts or spirv.loops)
         self.profile = False
         self.last_elapsed_ns: float | None = None
@@ -192,7 +195,7 @@ class VulkanKernel:
         """Memory the kernel may write is reachable through two pointer parameters."""
         hosts: list[HostArg] = []
         devices: list[tuple[Any, bool]] = []
-        for i in self.pointers:
+        for i in self._read:
             v, written = args[i], self.params[i][1]
             if isinstance(v, DeviceArray):
                 devices.append((v, written))
