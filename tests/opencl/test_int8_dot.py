@@ -62,3 +62,28 @@ def test_generic_integer_micro_kernel_is_exact() -> None:
     np.testing.assert_array_equal(got, want.astype(np.int32))
     assert "vpdpbusd" not in source
     assert "as_uint16(convert_int16(" in source
+
+
+@kdsl.kernel
+def i8_dot_reuse_kernel(a_ptr, b_ptr, c_ptr, d_ptr, M: kl.constexpr, N: kl.constexpr, K: kl.constexpr):
+    """The accumulator is read again after the dot: the micro-kernel starts from it (``init``)
+    and writes a separate array."""
+    rm, rn, rk = kl.arange(0, M), kl.arange(0, N), kl.arange(0, K)
+    a = kl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = kl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    acc = kl.cumsum(kl.load(c_ptr + rm[:, None] * N + rn[None, :]), axis=1)  # a stored tile
+    out = kl.dot(a, b, acc)
+    kl.store(d_ptr + rm[:, None] * N + rn[None, :], out - acc + 1)
+    kl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "opencl"])
+def test_int8_dot_from_a_live_accumulator(backend: str) -> None:
+    a, b = _operands(32, 64, 64)
+    c = np.random.default_rng(5).integers(-1000, 1000, (32, 64)).astype(np.int32)
+    d = np.zeros((32, 64), np.int32)
+    want_c = np.cumsum(c, axis=1, dtype=np.int32)
+    with kdsl.backend(backend):
+        i8_dot_reuse_kernel[(1,)](a, b, c, d, M=32, N=64, K=64)
+    np.testing.assert_array_equal(d, (a.astype(np.int64) @ b.astype(np.int64) + 1).astype(np.int32))
+    np.testing.assert_array_equal(c, want_c)
