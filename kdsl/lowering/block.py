@@ -78,13 +78,15 @@ def _start_attrs(mask: Bounds) -> dict[str, AttrValue]:
 
 def _feeds_dot(v: Value, depth: int = 0) -> bool:
     """Every use is a ``tile.dot`` operand, possibly through a transpose (Triton's attention
-    tutorial multiplies by ``desc_k.load(...).T``): the tile is stored in a private array anyway."""
+    tutorial multiplies by ``desc_k.load(...).T``) or a conversion (weight-only quantisation's
+    ``b.to(f32)`` of int8 weights: the bytes are block-copied, then widened by a vector loop
+    instead of a masked scalar load per element): the tile is stored in a private array anyway."""
     if not v.uses:
         return False
     for u, i in v.uses:
         if u.NAME == "tile.dot" and i in (0, 1):
             continue
-        if u.NAME == "tile.permute" and depth == 0 and _feeds_dot(u.results[0], 1):
+        if u.NAME in ("tile.permute", "arith.cast") and depth == 0 and _feeds_dot(u.results[0], 1):
             continue
         return False
     return True

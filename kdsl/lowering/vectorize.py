@@ -138,11 +138,19 @@ def _vectorisable(t: Type) -> bool:
     return isinstance(t, ScalarType) and t.name in VECTOR_ELEMS
 
 
+_NARROW_INTS = frozenset({"i8", "u8", "i16", "u16"})
+
+
 def _storable(t: Type) -> bool:
     """Element types whose vectors may only be moved and converted, never computed with: f16 lanes
     go between f32 math and f16 memory (``p.to(tl.float16)`` before a dot, fp16 rows of a
-    LayerNorm)."""
-    return _vectorisable(t) or (isinstance(t, ScalarType) and t.name == "f16")
+    LayerNorm); 8/16-bit integer lanes are widened (int8 weights dequantised for a dot)."""
+    return _vectorisable(t) or (isinstance(t, ScalarType) and (t.name == "f16" or t.name in _NARROW_INTS))
+
+
+def _widening(src: Type, dst: Type) -> bool:
+    """A conversion of narrow integer lanes to a computable type (exact for every value)."""
+    return isinstance(src, ScalarType) and src.name in _NARROW_INTS and _vectorisable(dst)
 
 
 @dataclass(eq=False)
@@ -444,6 +452,7 @@ class _Vectorizer:
     def cast(self, op: Operation, kinds: list[str]) -> None:
         src, dst = op.operand.type, op.result.type
         narrow = {_scalar(src).name, _scalar(dst).name} == {"f16", "f32"} if _storable(src) and _storable(dst) else False
+        narrow = narrow or _widening(src, dst)
         if kinds[0] not in (V, A, CA) or not (narrow or (_vectorisable(src) and _vectorisable(dst))):
             raise Reject
         self.set(op.result, V, self.clone(op, [self.vec(op.operand)], VectorType(self.vw, _scalar(op.result.type))))

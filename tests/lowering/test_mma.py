@@ -225,3 +225,46 @@ def test_epilogue_matches_interpreter(m: int, n: int, k: int) -> None:
             mm_epilogue_kernel[(-(-m // 16), -(-n // 32))](a, b, bias, out, m, n, k, BM=16, BN=32, BK=8)
         np.testing.assert_allclose(out[: m * n].reshape(m, n), want, rtol=1e-4, atol=1e-4, err_msg=be)
         assert (out[m * n :] == 7.0).all(), be
+
+
+@kdsl.kernel
+def mm_w8_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: kl.constexpr, BN: kl.constexpr, BK: kl.constexpr):
+    """Weight-only quantisation: int8 ``b`` converted to f32 right before the dot."""
+    offs_m = kl.program_id(0) * BM + kl.arange(0, BM)
+    offs_n = kl.program_id(1) * BN + kl.arange(0, BN)
+    offs_k = kl.arange(0, BK)
+    acc = kl.zeros((BM, BN), dtype=kl.float32)
+    for k in range(0, kl.cdiv(K, BK)):
+        a = kl.load(a_ptr + offs_m[:, None] * K + (k * BK + offs_k)[None, :],
+                    mask=(offs_m[:, None] < M) & ((k * BK + offs_k)[None, :] < K), other=0.0)
+        b = kl.load(b_ptr + (k * BK + offs_k)[:, None] * N + offs_n[None, :],
+                    mask=((k * BK + offs_k)[:, None] < K) & (offs_n[None, :] < N), other=0)
+        acc = kl.dot(a, b.to(kl.float32), acc)
+    kl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+def test_converted_dot_operand_is_block_copied_and_widened_in_vectors() -> None:
+    """``b.to(f32)`` of an int8 load that only feeds a dot: the bytes are block-copied (``block.py``
+    ``_feeds_dot`` looks through the conversion) and widened by a vector loop (``vectorize.py``:
+    narrow integer lanes may be converted), not loaded element by element under the mask."""
+    mod = kdsl.compile_to_ir(mm_w8_kernel, "*f32", "*i8", "*f32", "i32", "i32", "i32", optimize=True, BM=16, BN=32,
+                             BK=16)  # fmt: skip
+    entry = next(op for op in mod.body.ops if op.attributes.get("kernel")).attributes["sym_name"]
+    w = lower_to_wi(mod, entry, Layout(1, 1, vector_width=16))
+    verify(w)
+    text = print_op(w)
+    assert text.count("wi.block_load") == 2 and "memref<512xi8, private>" in text
+    assert "vector<16xi8>" in text and "wi.gload" not in text
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(37, 45, 29), (64, 64, 64)])
+def test_converted_dot_operand_matches_numpy(m: int, n: int, k: int) -> None:
+    rng = np.random.default_rng(m + n)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    want = a.astype(np.float64) @ b
+    for be in [x for x in ("cpu", "opencl") if x in kdsl.available_backends()]:
+        c = np.zeros((m, n), np.float32)
+        with kdsl.backend(be):
+            mm_w8_kernel[(-(-m // 16), -(-n // 32))](a, b, c, m, n, k, BM=16, BN=32, BK=16)
+        np.testing.assert_allclose(c, want, rtol=1e-4, atol=1e-3, err_msg=be)

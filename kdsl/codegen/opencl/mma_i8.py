@@ -12,7 +12,7 @@ consecutive ``k`` of one column make one int32 lane, 16 columns a vector, panel 
 byte XOR ``0x80`` (``b + 128`` as unsigned); four bytes of a row of ``a`` are broadcast as
 signed. Then ``sum((b + 128) * a) = sum(a * b) + 128 * sum(a)``, and every accumulator starts
 ``128 * rowsum(a)`` lower. The repack touches ``k x n`` bytes once and the row sums ``m x k``
-once, against ``m x n x k`` products (1/16 and 1/64 of the work at 128 x 256 x 128).
+once, against ``m x n x k`` products (1/m and 1/n of them: 1/128 and 1/256 at 128 x 256 x 128).
 
 Clang exposes the instruction as ``__builtin_ia32_vpdpbusd512``. PoCL compiles for its own
 name of the CPU (``skylake-avx512`` on this Xeon, which has VNNI), so the micro-kernel is a
