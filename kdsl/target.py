@@ -96,14 +96,19 @@ class Target:
 
 
 # --------------------------------------------------------------------------- host CPU
-def _host_clock_ghz() -> float:
-    """The host's nominal clock from /proc/cpuinfo (3.0 GHz if unknown)."""
+@functools.cache
+def _cpuinfo() -> str:
+    """``/proc/cpuinfo`` (empty where there is none), read once per process."""
     try:
         with open("/proc/cpuinfo") as f:
-            text = f.read()
+            return f.read()
     except OSError:
-        return 3.0
-    m = re.search(r"cpu MHz\s*:\s*([0-9.]+)", text)
+        return ""
+
+
+def _host_clock_ghz() -> float:
+    """The host's nominal clock from /proc/cpuinfo (3.0 GHz if unknown)."""
+    m = re.search(r"cpu MHz\s*:\s*([0-9.]+)", _cpuinfo())
     return float(m.group(1)) / 1000.0 if m and float(m.group(1)) > 500 else 3.0
 
 
@@ -112,12 +117,7 @@ def host_cpu_flags() -> frozenset[str]:
     """The host CPU's feature flags as Linux lists them (``/proc/cpuinfo``: ``avx512_vnni``,
     ``avx512bw``...); empty where unknown. Read without llvmlite, so the OpenCL runtime can ask
     what the cores under a CPU device execute without loading LLVM."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            text = f.read()
-    except OSError:
-        return frozenset()
-    m = re.search(r"^flags\s*:(.*)$", text, re.MULTILINE)
+    m = re.search(r"^flags\s*:(.*)$", _cpuinfo(), re.MULTILINE)
     return frozenset(m.group(1).split()) if m else frozenset()
 
 

@@ -15,6 +15,7 @@ from kdsl.codegen.llvm import mma_i8
 from kdsl.codegen.llvm import scalar as sc
 from kdsl.codegen.llvm.dot import _fmuladd, _memref, loop
 from kdsl.codegen.llvm.types import I32, I64, bf16_to_f32, reg, storage
+from kdsl.codegen.llvm.vector import splat
 from kdsl.codegen.packing import b_panel
 from kdsl.ir.core import Operation, Value
 from kdsl.ir.types import MemRefType, ScalarType
@@ -77,16 +78,11 @@ class _Mma:
         flat = b.add(b.mul(row, ir.Constant(I32, width)), col)
         return b.gep(self.fr.v(mem), [ir.Constant(I64, 0), b.sext(flat, I64)], inbounds=True, source_etype=_memref(t))
 
-    def splat(self, x: ir.Value) -> ir.Value:
-        b, vt = self.fr.b, self.vt
-        one = b.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(I32, 0))
-        return b.shuffle_vector(one, ir.Constant(vt, ir.Undefined), ir.Constant(ir.VectorType(I32, self.vw), None))
-
     def load_a(self, row: ir.Value, kk: ir.Value) -> ir.Value:
         """a[row, kk] widened to the accumulator type, broadcast to all lanes."""
         fr, e = self.fr, self.a_e
         x = fr.from_mem(e, fr.b.load(self.ptr(self.op.a, self.a_t, row, self.k, kk), typ=storage(e), align=e.itemsize))
-        return self.splat(self.widen(e, x, reg(self.acc_e)))
+        return splat(fr.b, self.widen(e, x, reg(self.acc_e)), self.vw)
 
     def widen(self, e: ScalarType, x: ir.Value, to: ir.Type) -> ir.Value:
         """``x`` (elements of type ``e``) as the accumulator type: floats extend, integers extend by

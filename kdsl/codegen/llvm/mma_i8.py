@@ -17,6 +17,7 @@ import llvmlite.ir as ir
 
 from kdsl.codegen.llvm.dot import loop
 from kdsl.codegen.llvm.types import I32, I64, PTR, intrinsic
+from kdsl.codegen.llvm.vector import splat
 from kdsl.ir.core import Operation
 from kdsl.ir.types import MemRefType, ScalarType
 
@@ -62,10 +63,6 @@ class _Kernel:
             xv = self.c32(x) if isinstance(x, int) else x
             out = self.b.add(out, xv if scale == 1 else self.b.mul(xv, self.c32(scale)))
         return out
-
-    def splat(self, x: ir.Value) -> ir.Value:
-        one = self.b.insert_element(ir.Constant(V16, ir.Undefined), x, self.c32(0))
-        return self.b.shuffle_vector(one, ir.Constant(V16, ir.Undefined), ir.Constant(ir.VectorType(I32, 16), None))
 
     def alloca(self, count: int) -> ir.Value:
         slot = self.fr.alloca_b.alloca(ir.ArrayType(I32, count))
@@ -118,7 +115,7 @@ class _Kernel:
             outs = [self.lin((row, n), (j0, 1), (16 * s, 1)) for row in rows for s in range(nv)]
             accs = []
             for r, row in enumerate(rows):
-                bias = self.splat(b.load(self.at(rs, I32, row), typ=I32))
+                bias = splat(b, b.load(self.at(rs, I32, row), typ=I32), 16)
                 for s in range(nv):
                     x = b.load(self.at(self.src, I32, outs[r * nv + s]), typ=V16, align=4)
                     accs.append(b.sub(x, bias))
@@ -130,7 +127,7 @@ class _Kernel:
                 out: list[ir.Value] = []
                 for r, row in enumerate(rows):
                     word = b.load(self.at(self.a, I8, self.lin((row, k), (q, 4))), typ=I32, align=1)
-                    av = self.splat(word)
+                    av = splat(b, word, 16)
                     out.extend(b.call(dp, [carried[r * nv + s], bv[s], av]) for s in range(nv))
                 return out
 
