@@ -14,6 +14,7 @@ import pytest
 import kdsl
 import kdsl.language as kl
 from kdsl.errors import DeviceAssertionError
+from tests.runtime import rt_kernels as RK
 
 from ._helpers import compile_cpu, run_both
 
@@ -353,28 +354,18 @@ def test_aliased_arguments_use_the_safe_variant() -> None:
     assert k._safe is not None  # the overlap was detected
 
 
-@kdsl.kernel
-def scale_bias_kernel(x_ptr, bias_ptr, out_ptr, n, HAS_BIAS: kl.constexpr, BLOCK: kl.constexpr):
-    offs = kl.arange(0, BLOCK)
-    m = offs < n
-    y = kl.load(x_ptr + offs, mask=m) * 2.0
-    if HAS_BIAS:
-        y += kl.load(bias_ptr + offs, mask=m)
-    kl.store(out_ptr + offs, y, mask=m)
-
-
 def test_unused_pointer_overlapping_the_output_is_not_aliasing() -> None:
     """A pointer the specialised kernel never reads (an absent bias passed as the output) cannot
     alias: the no-overlap kernel runs, no safe variant is built."""
     x = np.arange(16, dtype=np.float32)
     out = np.zeros(16, np.float32)
-    k = compile_cpu(scale_bias_kernel, [x, out, out, 16], HAS_BIAS=False, BLOCK=16)
+    k = compile_cpu(RK.scale_bias, [x, out, out, 16], HAS_BIAS=False, BLOCK=16)
     assert k.unused == frozenset({1})
     k.launch((1, 1, 1), [x, out, out, 16])
     np.testing.assert_array_equal(out, 2 * x)
     assert k._safe is None
     y = x.copy()
-    k2 = compile_cpu(scale_bias_kernel, [x, y, y, 16], HAS_BIAS=True, BLOCK=16)
+    k2 = compile_cpu(RK.scale_bias, [x, y, y, 16], HAS_BIAS=True, BLOCK=16)
     k2.launch((1, 1, 1), [x, y, y, 16])  # read and written through two parameters: the safe variant
     np.testing.assert_array_equal(y, 3 * x)
     assert k2._safe is not None

@@ -67,12 +67,17 @@ def carried_twice_kernel(a_ptr, b_ptr, c_ptr, M: kl.constexpr, N: kl.constexpr, 
     kl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
 
 
-def _wi(layout: Layout, **meta: Any) -> Any:
-    mod = kdsl.compile_to_ir(mm_kernel, "*f32", "*f32", "*f32", "i32", "i32", "i32", optimize=True, **meta)
+def _lowered(kernel: Any, signature: tuple[str, ...], layout: Layout, **meta: Any) -> Any:
+    """``kernel`` specialised for ``signature`` and ``meta``, lowered with ``layout``, verified."""
+    mod = kdsl.compile_to_ir(kernel, *signature, optimize=True, **meta)
     entry = next(op for op in mod.body.ops if op.attributes.get("kernel")).attributes["sym_name"]
     wmod = lower_to_wi(mod, entry, layout)
     verify(wmod)
     return wmod
+
+
+def _wi(layout: Layout, **meta: Any) -> Any:
+    return _lowered(mm_kernel, ("*f32", "*f32", "*f32", "i32", "i32", "i32"), layout, **meta)
 
 
 def test_mma_only_when_opted_in() -> None:
@@ -193,20 +198,12 @@ def mm_epilogue_kernel(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K, BM: kl.constexpr,
     kl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], out, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
 
-def _epilogue_wi(layout: Layout, **meta: Any) -> Any:
-    mod = kdsl.compile_to_ir(mm_epilogue_kernel, "*f32", "*f32", "*f32", "*f32", "i32", "i32", "i32", optimize=True,
-                             **meta)  # fmt: skip
-    entry = next(op for op in mod.body.ops if op.attributes.get("kernel")).attributes["sym_name"]
-    wmod = lower_to_wi(mod, entry, layout)
-    verify(wmod)
-    return wmod
-
-
 def test_epilogue_is_evaluated_in_rows_then_block_stored() -> None:
     """The elementwise epilogue of a stored tile under a column mask is evaluated into a private
     array (an unmasked element loop that vectorises) and stored as a block copy (``block.py``
     ``_epilogue``); fused into the store, the column mask kept its loop scalar."""
-    w = _epilogue_wi(Layout(1, 1, vector_width=16, dot_block_m=4, dot_block_n=16), BM=8, BN=16, BK=4)
+    w = _lowered(mm_epilogue_kernel, ("*f32", "*f32", "*f32", "*f32", "i32", "i32", "i32"),
+                 Layout(1, 1, vector_width=16, dot_block_m=4, dot_block_n=16), BM=8, BN=16, BK=4)  # fmt: skip
     text = print_op(w)
     _check("mma_epilogue_bm8_bn16_bk4.mlir", text)
     assert text.count("wi.block_store") == 1
@@ -247,11 +244,8 @@ def test_converted_dot_operand_is_block_copied_and_widened_in_vectors() -> None:
     """``b.to(f32)`` of an int8 load that only feeds a dot: the bytes are block-copied (``block.py``
     ``_feeds_dot`` looks through the conversion) and widened by a vector loop (``vectorize.py``:
     narrow integer lanes may be converted), not loaded element by element under the mask."""
-    mod = kdsl.compile_to_ir(mm_w8_kernel, "*f32", "*i8", "*f32", "i32", "i32", "i32", optimize=True, BM=16, BN=32,
-                             BK=16)  # fmt: skip
-    entry = next(op for op in mod.body.ops if op.attributes.get("kernel")).attributes["sym_name"]
-    w = lower_to_wi(mod, entry, Layout(1, 1, vector_width=16))
-    verify(w)
+    w = _lowered(mm_w8_kernel, ("*f32", "*i8", "*f32", "i32", "i32", "i32"), Layout(1, 1, vector_width=16),
+                 BM=16, BN=32, BK=16)  # fmt: skip
     text = print_op(w)
     assert text.count("wi.block_load") == 2 and "memref<512xi8, private>" in text
     assert "vector<16xi8>" in text and "wi.gload" not in text

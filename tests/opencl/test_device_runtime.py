@@ -9,9 +9,9 @@ import pyopencl as cl
 import pytest
 
 import kdsl
-import kdsl.language as kl
 from kdsl.runtime.device_array import DeviceArray
 from kdsl.runtime.opencl import get_device
+from tests.runtime import rt_kernels as RK
 
 from . import ocl_kernels as K
 
@@ -171,23 +171,13 @@ def test_read_only_numpy_inputs() -> None:
     np.testing.assert_array_equal(out, 2 * x)
 
 
-@kdsl.kernel
-def scale_bias_kernel(x_ptr, bias_ptr, out_ptr, n, HAS_BIAS: kl.constexpr, BLOCK: kl.constexpr):
-    offs = kl.arange(0, BLOCK)
-    m = offs < n
-    y = kl.load(x_ptr + offs, mask=m) * 2.0
-    if HAS_BIAS:
-        y += kl.load(bias_ptr + offs, mask=m)
-    kl.store(out_ptr + offs, y, mask=m)
-
-
 def test_unused_pointer_passed_as_the_output_does_not_count_as_aliasing() -> None:
     """Triton code passes some tensor for a pointer it does not read (``kdsl.ops.matmul`` passes
     its output as the absent bias): that argument cannot alias, so the launch keeps the fast path
     and the no-overlap kernel; a pointer that is read still sends it to the safe variant."""
     x = np.arange(16, dtype=np.float32)
     with kdsl.backend("opencl"):
-        kern = kdsl.kernel(scale_bias_kernel.fn)
+        kern = kdsl.kernel(RK.scale_bias.fn)
         dx, dout = kdsl.tensor(x), kdsl.zeros(16, np.float32)
         kern[(1,)](dx, dout, dout, 16, HAS_BIAS=False, BLOCK=16)
         compiled = next(iter(kern._launchers.values())).kernel
