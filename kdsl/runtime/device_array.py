@@ -199,11 +199,10 @@ def _dtype(dtype: Any) -> np.dtype[Any]:
     """``dtype`` as a numpy dtype a device array can hold; cached per spelling (validating it was
     40 % of ``kdsl.empty``, which every op calls for its output)."""
     try:
-        return _dtype_cached(dtype)
-    except TypeError as exc:
-        if "unhashable" not in str(exc):
-            raise
+        hash(dtype)
+    except TypeError:  # an unhashable spelling (a dtype-like object): checked every time
         return _dtype_checked(dtype)
+    return _dtype_cached(dtype)
 
 
 @functools.lru_cache(maxsize=256)
