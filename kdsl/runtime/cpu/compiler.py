@@ -21,6 +21,8 @@ starts from scratch (llvmlite keeps no state between modules).
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import hashlib
 import json
 import os
@@ -32,6 +34,7 @@ import llvmlite.binding as llvm
 
 from kdsl.errors import CompilationError
 from kdsl.ir.core import Location
+from kdsl.runtime.cpu.elf import undefined_symbols
 from kdsl.runtime.cpu.target import Host, host
 
 CACHE_VERSION = "1"
@@ -148,6 +151,7 @@ def compile_object(
     if use_cache:
         obj = _load_cached(entry)
         if obj is not None:
+            _check_links(obj, kernel, loc)
             return obj, True
     try:
         mod = optimise(ir_text, h)
@@ -157,9 +161,37 @@ def compile_object(
         obj = h.tm.emit_object(mod)
     except RuntimeError as exc:
         raise LLVMBuildError(kernel, "generate machine code for", str(exc).strip(), loc) from None
+    _check_links(obj, kernel, loc)
     if use_cache:
         _store(entry, ir_text, obj, h)
     return obj, False
+
+
+_LINKER_DEFINED = frozenset({"_GLOBAL_OFFSET_TABLE_"})
+
+
+def _in_process(name: str) -> bool:
+    """Whether the JIT linker finds ``name``: a symbol kdsl registered, or one of the process."""
+    if llvm.address_of_symbol(name):
+        return True
+    try:
+        return bool(ctypes.cast(getattr(_process(), name), ctypes.c_void_p).value)
+    except AttributeError:
+        return False
+
+
+@functools.cache
+def _process() -> ctypes.CDLL:
+    return ctypes.CDLL(None)
+
+
+def _check_links(obj: bytes, kernel: str, loc: Location | None) -> None:
+    """Refuse object code calling a function this process cannot supply (MCJIT would link the
+    call to address 0 and the kernel would crash when run: ``kdsl/runtime/cpu/elf.py``)."""
+    missing = [n for n in undefined_symbols(obj) or [] if n not in _LINKER_DEFINED and not _in_process(n)]
+    if missing:
+        raise LLVMBuildError(kernel, "link", f"the object code calls {', '.join(sorted(missing))}, "
+                             "which this process does not provide", loc)
 
 
 def optimised_ir(ir_text: str) -> str:

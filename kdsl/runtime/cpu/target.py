@@ -61,9 +61,23 @@ def host() -> Host:
     _register_libc()
     triple = llvm.get_process_triple()
     cpu = llvm.get_host_cpu_name()
-    features = llvm.get_host_cpu_features().flatten()
+    features = _features(llvm.get_host_cpu_features().flatten())
     tm = _make_tm(triple, cpu, features)
     return Host(triple, cpu, features, str(tm.target_data), tm)
+
+
+def _features(host_features: str) -> str:
+    """The host's features, with LLVM's own loop vectoriser held to 256-bit vectors on AVX-512.
+
+    Why: llvmlite's LLVM is built with assertions, and its loop vectoriser aborts the *process*
+    ("VPlan cost model and legacy cost model disagreed") on ordinary masked element loops when it
+    may pick 512-bit factors -- the default on AMD Zen 4/5, whose tuning does not prefer 256 bits
+    as Intel's does. ``prefer-256-bit`` only steers that auto-vectoriser: the vectors kdsl emits
+    itself (``vector<16xf32>``, the ``wi.mma`` micro-kernel) stay 512 bits wide, as on Intel hosts."""
+    feats = host_features.split(",") if host_features else []
+    if "+avx512f" in feats and "+prefer-256-bit" not in feats:
+        feats = [f for f in feats if f != "-prefer-256-bit"] + ["+prefer-256-bit"]
+    return ",".join(feats)
 
 
 def _make_tm(triple: str, cpu: str, features: str) -> llvm.TargetMachine:
