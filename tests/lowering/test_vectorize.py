@@ -273,6 +273,44 @@ BROADCAST_SCALAR = (
 )
 
 
+# a padded tile's loops: past every mask bound the loads are ``other`` and the stores vanish, so the
+# remainder splits there and that region is vectorised with the masks false (a reduction with a
+# private store stays; a loop whose stores are all masked off is deleted there). The second loop has
+# two bounds (``< n`` and ``<= n``): its masked-off region starts past the larger one.
+PADDED = (
+    HEAD
+    + """\
+    %c0 = arith.constant {value = 0} : i32
+    %c1 = arith.constant {value = 1} : i32
+    %c64 = arith.constant {value = 64} : i32
+    %ninf = arith.constant {value = -inf} : f32
+    %z = arith.constant {value = 0.0} : f32
+    %row = wi.alloc : memref<64xf32, private>
+    %sum = scf.for %c0, %c64, %c1, %z : (i32, i32, i32, f32) -> f32 {
+    ^bb0(%s: i32, %acc: f32):
+      %p = wi.addptr %x, %s : (ptr<f32>, i32) -> ptr<f32>
+      %m = arith.cmp %s, %n {predicate = "lt"} : (i32, i32) -> i1
+      %v = wi.gload %p, %m, %ninf : (ptr<f32>, i1, f32) -> f32
+      %e = math.exp %v : f32
+      wi.store %e, %row, %s : f32, memref<64xf32, private>, i32
+      %r = arith.add %acc, %e : f32
+      scf.yield %r : f32
+    }
+    scf.for %c0, %c64, %c1 : i32, i32, i32 {
+    ^bb0(%t: i32):
+      %p2 = wi.addptr %x, %t : (ptr<f32>, i32) -> ptr<f32>
+      %m2 = arith.cmp %t, %n {predicate = "lt"} : (i32, i32) -> i1
+      %v2 = wi.gload %p2, %m2, %sum : (ptr<f32>, i1, f32) -> f32
+      %q2 = wi.addptr %y, %t : (ptr<f32>, i32) -> ptr<f32>
+      %m3 = arith.cmp %t, %n {predicate = "le"} : (i32, i32) -> i1
+      wi.gstore %q2, %v2, %m3 : ptr<f32>, f32, i1
+      scf.yield
+    }
+"""
+    + TAIL
+)
+
+
 def _vectorized(text: str, width: int = 16) -> tuple[str, int]:
     mod = parse_module(text)
     n = vectorize(mod.body.ops[0], width, fuse=False, unroll=1)  # fusion, unrolling: test_fuse_loops.py
@@ -285,7 +323,7 @@ def _vectorized(text: str, width: int = 16) -> tuple[str, int]:
 @pytest.mark.parametrize(
     ("name", "text", "loops"),
     [("masked", MASKED, 1), ("reduce", REDUCE, 3), ("broadcast", BROADCAST, 1), ("guarded", GUARDED, 1),
-     ("columns", COLUMNS, 1), ("causal", CAUSAL, 1)],
+     ("columns", COLUMNS, 1), ("causal", CAUSAL, 1), ("padded", PADDED, 2)],
 )
 def test_vectorize_golden(name: str, text: str, loops: int) -> None:
     out, n = _vectorized(text)
@@ -468,6 +506,40 @@ def test_any_length_and_remainder(vbackend: str, block: int, start: int, n: int)
     np.testing.assert_allclose(sums[0], x[live].astype(np.float64).sum(), rtol=1e-5, atol=1e-6)
     assert sums[1] == (x[live].max() if live.size else -1.0)
 
+
+
+@kdsl.kernel
+def padded_kernel(x_ptr, out_ptr, sums_ptr, n, m, BLOCK: kl.constexpr):  # type: ignore[no-untyped-def]
+    offs = kl.arange(0, BLOCK)
+    x = kl.load(x_ptr + offs, mask=offs < n, other=0.5)
+    e = kl.exp(kl.load(x_ptr + offs, mask=offs < n, other=-float("inf")))
+    kl.store(out_ptr + offs, x * 2.0 + e, mask=offs < m)
+    kl.store(sums_ptr + 0, kl.sum(x, axis=0))
+    kl.store(sums_ptr + 1, kl.sum(e, axis=0))
+    kl.store(sums_ptr + 2, kl.max(kl.where(offs < n, x, -1.0), axis=0))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(block=st.sampled_from([32, 64, 256]), n=st.integers(0, 280), m=st.integers(0, 280))
+def test_padded_tiles(vbackend: str, block: int, n: int, m: int) -> None:
+    """A tile padded past its data (``n``, ``m`` below, at or above ``BLOCK``): masked-off lanes
+    load exactly ``other`` (``0.5`` and ``-inf``, so they add ``0.5`` and ``exp(-inf) = 0`` to the
+    sums) and store nothing, whether they run in the scalar remainder or the masked-off vector loop;
+    two different bounds (``n`` for loads, ``m`` for stores)."""
+    x = _rng(n * 300 + m).uniform(-1, 1, 300).astype(np.float32)
+    out = np.full(300, -7.0, np.float32)
+    sums = np.zeros(3, np.float32)
+    padded_kernel[(1,)](x, out, sums, n, m, BLOCK=block)
+    live = np.arange(block) < n
+    xs = np.where(live, x[:block], np.float32(0.5))
+    es = np.where(live, np.exp(x[:block].astype(np.float64)), 0.0)
+    want = np.full(300, -7.0, np.float32)
+    k = min(m, block)
+    want[:k] = (xs[:k] * 2 + es[:k]).astype(np.float32)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)  # f32 exp vs the f64 reference
+    np.testing.assert_allclose(sums[0], xs.astype(np.float64).sum(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sums[1], es.sum(), rtol=1e-5, atol=1e-6)
+    assert sums[2] == np.where(live, xs, np.float32(-1.0)).max()
 
 @kdsl.kernel
 def guarded_kernel(x_ptr, y_ptr, rows, cols, pad, BR: kl.constexpr, BC: kl.constexpr):  # type: ignore[no-untyped-def]

@@ -44,7 +44,7 @@ builtin.module {
       wi.gvstore %11, %10 : ptr<f32>, vector<16xf32>
       scf.yield
     }
-    scf.for %5, %c64, %c1 : i32, i32, i32 {
+    scf.for %5, %2, %c1 : i32, i32, i32 {
     ^bb0(%s: i32):
       %i = arith.add %base, %s : i32
       %p = wi.addptr %x, %i : (ptr<f32>, i32) -> ptr<f32>

@@ -94,64 +94,148 @@ __kernel void softmax_kernel(
     const float2 t46 = fmax(t45.lo, t45.hi);
     const float t47 = fmax(t46.lo, t46.hi);
     float v48 = t47;
-    for (int v49 = v10; v49 < 1024; v49 += 1) {
+    for (int v49 = v10; v49 < v8; v49 += 1) {
       __global float* const v50 = ((__global float*)v6 + v49);
       const uchar v51 = ((uchar)(v49 < n_cols));
       const float v52 = (v51 ? *v50 : -INFINITY);
       const float v53 = fmax(v48, v52);
       v48 = v53;
     }
-    const float16 v54 = ((float16)(v48));
-    const int v55 = min(1024, n_cols);
-    const int v56 = max(v55, 0);
+    const float16 v54 = ((float16)(-INFINITY));
+    const int v55 = max(1024, v8);
+    const int v56 = ((int)((uint)v55 - (uint)v8));
     const int v57 = ((int)(v56 / 16));
     const int v58 = ((int)((uint)v57 * (uint)16));
-    const float16 v59 = ((float16)(-0.0f));
-    float16 v60 = v59;
-    for (int v61 = 0; v61 < v58; v61 += 16) {
-      __global float* const v62 = ((__global float*)v6 + v61);
-      const float16 v63 = KD_VLD(float, 16, __global, v62);
-      const float16 v64 = (v63 - v54);
-      const float16 v65 = exp(v64);
-      KD_VST(float, 16, __private, v3 + v61, v65);
-      const float16 v66 = (v60 + v65);
-      v60 = v66;
+    const int v59 = ((int)((uint)v8 + (uint)v58));
+    const float16 v60 = ((float16)(v48));
+    const int v61 = ((int)((uint)v59 - (uint)v8));
+    const int v62 = ((int)(v61 / 64));
+    const int v63 = ((int)((uint)v62 * (uint)64));
+    const int v64 = ((int)((uint)v8 + (uint)v63));
+    float16 v65 = v60;
+    float16 v66 = v60;
+    float16 v67 = v60;
+    float16 v68 = v60;
+    for (int v69 = v8; v69 < v64; v69 += 64) {
+      const float16 v70 = fmax(v65, v54);
+      const int v71 = ((int)((uint)v69 + (uint)16));
+      const float16 v72 = fmax(v66, v54);
+      const int v73 = ((int)((uint)v69 + (uint)32));
+      const float16 v74 = fmax(v67, v54);
+      const int v75 = ((int)((uint)v69 + (uint)48));
+      const float16 v76 = fmax(v68, v54);
+      const float16 t76_0 = v70;
+      const float16 t76_1 = v72;
+      const float16 t76_2 = v74;
+      const float16 t76_3 = v76;
+      v65 = t76_0;
+      v66 = t76_1;
+      v67 = t76_2;
+      v68 = t76_3;
     }
-    const float8 t67 = (v60.lo + v60.hi);
-    const float4 t68 = (t67.lo + t67.hi);
-    const float2 t69 = (t68.lo + t68.hi);
-    const float t70 = (t69.lo + t69.hi);
-    const float v71 = (-0.0f + t70);
-    float v72 = v71;
-    for (int v73 = v58; v73 < 1024; v73 += 1) {
-      __global float* const v74 = ((__global float*)v6 + v73);
-      const uchar v75 = ((uchar)(v73 < n_cols));
-      const float v76 = (v75 ? *v74 : -INFINITY);
-      const float v77 = (v76 - v48);
-      const float v78 = exp(v77);
-      v3[v73] = v78;
-      const float v79 = (v72 + v78);
-      v72 = v79;
+    const float16 v77 = fmax(v65, v66);
+    const float16 v78 = fmax(v67, v68);
+    const float16 v79 = fmax(v77, v78);
+    float16 v80 = v79;
+    for (int v81 = v64; v81 < v59; v81 += 16) {
+      const float16 v82 = fmax(v80, v54);
+      v80 = v82;
     }
-    const int v80 = ((int)((uint)v4 * (uint)output_row_stride));
-    __global float* const v81 = ((__global float*)output_ptr + v80);
-    const float16 v82 = ((float16)(v72));
-    const int v83 = min(1024, n_cols);
-    const int v84 = max(v83, 0);
-    const int v85 = ((int)(v84 / 16));
-    const int v86 = ((int)((uint)v85 * (uint)16));
-    for (int v87 = 0; v87 < v86; v87 += 16) {
-      __global float* const v88 = ((__global float*)v81 + v87);
-      const float16 v89 = KD_VLD(float, 16, __private, v3 + v87);
-      const float16 v90 = kd_divu16(v89, v72);
-      KD_VST(float, 16, __global, v88, v90);
+    const float8 t83 = fmax(v80.lo, v80.hi);
+    const float4 t84 = fmax(t83.lo, t83.hi);
+    const float2 t85 = fmax(t84.lo, t84.hi);
+    const float t86 = fmax(t85.lo, t85.hi);
+    float v87 = t86;
+    for (int v88 = v59; v88 < 1024; v88 += 1) {
+      __global float* const v89 = ((__global float*)v6 + v88);
+      const uchar v90 = ((uchar)(v88 < n_cols));
+      const float v91 = (v90 ? *v89 : -INFINITY);
+      const float v92 = fmax(v87, v91);
+      v87 = v92;
     }
-    for (int v91 = v86; v91 < 1024; v91 += 1) {
-      __global float* const v92 = ((__global float*)v81 + v91);
-      const float v93 = v3[v91];
-      const float v94 = (v93 / v72);
-      const uchar v95 = ((uchar)(v91 < n_cols));
-      if (v95) *v92 = v94;
+    const float16 v93 = ((float16)(v87));
+    const int v94 = min(1024, n_cols);
+    const int v95 = max(v94, 0);
+    const int v96 = ((int)(v95 / 16));
+    const int v97 = ((int)((uint)v96 * (uint)16));
+    const float16 v98 = ((float16)(-0.0f));
+    float16 v99 = v98;
+    for (int v100 = 0; v100 < v97; v100 += 16) {
+      __global float* const v101 = ((__global float*)v6 + v100);
+      const float16 v102 = KD_VLD(float, 16, __global, v101);
+      const float16 v103 = (v102 - v93);
+      const float16 v104 = exp(v103);
+      KD_VST(float, 16, __private, v3 + v100, v104);
+      const float16 v105 = (v99 + v104);
+      v99 = v105;
+    }
+    const float8 t106 = (v99.lo + v99.hi);
+    const float4 t107 = (t106.lo + t106.hi);
+    const float2 t108 = (t107.lo + t107.hi);
+    const float t109 = (t108.lo + t108.hi);
+    const float v110 = (-0.0f + t109);
+    float v111 = v110;
+    for (int v112 = v97; v112 < v95; v112 += 1) {
+      __global float* const v113 = ((__global float*)v6 + v112);
+      const uchar v114 = ((uchar)(v112 < n_cols));
+      const float v115 = (v114 ? *v113 : -INFINITY);
+      const float v116 = (v115 - v87);
+      const float v117 = exp(v116);
+      v3[v112] = v117;
+      const float v118 = (v111 + v117);
+      v111 = v118;
+    }
+    const float16 v119 = ((float16)(-INFINITY));
+    const float16 v120 = ((float16)(v87));
+    const int v121 = max(1024, v95);
+    const int v122 = ((int)((uint)v121 - (uint)v95));
+    const int v123 = ((int)(v122 / 16));
+    const int v124 = ((int)((uint)v123 * (uint)16));
+    const int v125 = ((int)((uint)v95 + (uint)v124));
+    const float16 v126 = ((float16)(-0.0f));
+    float16 v127 = v126;
+    for (int v128 = v95; v128 < v125; v128 += 16) {
+      const float16 v129 = (v119 - v120);
+      const float16 v130 = exp(v129);
+      KD_VST(float, 16, __private, v3 + v128, v130);
+      const float16 v131 = (v127 + v130);
+      v127 = v131;
+    }
+    const float8 t132 = (v127.lo + v127.hi);
+    const float4 t133 = (t132.lo + t132.hi);
+    const float2 t134 = (t133.lo + t133.hi);
+    const float t135 = (t134.lo + t134.hi);
+    const float v136 = (v111 + t135);
+    float v137 = v136;
+    for (int v138 = v125; v138 < 1024; v138 += 1) {
+      __global float* const v139 = ((__global float*)v6 + v138);
+      const uchar v140 = ((uchar)(v138 < n_cols));
+      const float v141 = (v140 ? *v139 : -INFINITY);
+      const float v142 = (v141 - v87);
+      const float v143 = exp(v142);
+      v3[v138] = v143;
+      const float v144 = (v137 + v143);
+      v137 = v144;
+    }
+    const int v145 = ((int)((uint)v4 * (uint)output_row_stride));
+    __global float* const v146 = ((__global float*)output_ptr + v145);
+    const float16 v147 = ((float16)(v137));
+    const int v148 = min(1024, n_cols);
+    const int v149 = max(v148, 0);
+    const int v150 = ((int)(v149 / 16));
+    const int v151 = ((int)((uint)v150 * (uint)16));
+    for (int v152 = 0; v152 < v151; v152 += 16) {
+      __global float* const v153 = ((__global float*)v146 + v152);
+      const float16 v154 = KD_VLD(float, 16, __private, v3 + v152);
+      const float16 v155 = kd_divu16(v154, v137);
+      KD_VST(float, 16, __global, v153, v155);
+    }
+    for (int v156 = v151; v156 < v149; v156 += 1) {
+      __global float* const v157 = ((__global float*)v146 + v156);
+      const float v158 = v3[v156];
+      const float v159 = (v158 / v137);
+      const uchar v160 = ((uchar)(v156 < n_cols));
+      if (v160) *v157 = v159;
     }
   }
 }

@@ -38,7 +38,7 @@ __kernel void add_kernel(
     const float16 v15 = (v11 + v13);
     KD_VST(float, 16, __global, v14, v15);
   }
-  for (int v16 = v7; v16 < 1024; v16 += 1) {
+  for (int v16 = v7; v16 < v5; v16 += 1) {
     const int v17 = ((int)((uint)v2 + (uint)v16));
     __global float* const v18 = ((__global float*)x_ptr + v17);
     const uchar v19 = ((uchar)(v17 < n_elements));
