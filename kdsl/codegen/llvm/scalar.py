@@ -205,16 +205,20 @@ def f64_to_f16(cx: Ctx, d: ir.Value) -> ir.Value:
     return cx.b.fptrunc(f64_to_f32_odd(cx, d), ir.HalfType())
 
 
+def fptrunc(cx: Ctx, x: ir.Value, t: ir.Type) -> ir.Value:
+    """``fptrunc`` that never becomes a libcall: f64 -> f16 through :func:`f64_to_f16`."""
+    if x.type == F64 and isinstance(t, ir.HalfType):
+        return f64_to_f16(cx, x)
+    return cx.b.fptrunc(x, t)
+
+
 def narrow(cx: Ctx, e: ScalarType, x: ir.Value) -> ir.Value:
     """``x`` computed in a wider type -> ``e``'s register value."""
-    b = cx.b
     if e.name == "bf16":
         return f64_to_bf16(cx, x) if x.type == F64 else rbf(cx, x)
     if x.type == reg(e):
         return x
-    if e.name == "f16" and x.type == F64:
-        return f64_to_f16(cx, x)
-    return b.fptrunc(x, reg(e))
+    return fptrunc(cx, x, reg(e))
 
 
 def float_binary(cx: Ctx, op: Operation, e: ScalarType, x: ir.Value, y: ir.Value) -> ir.Value:
@@ -327,9 +331,7 @@ def _to_float(cx: Ctx, s: ScalarType, d: ScalarType, x: ir.Value) -> ir.Value:
     widths = {"half": 16, "float": 32, "double": 64}
     if widths[str(st)] < widths[str(dt)]:
         return b.fpext(x, dt)
-    if s.name == "f64" and d.name == "f16":
-        return f64_to_f16(cx, x)
-    return b.fptrunc(x, dt)
+    return fptrunc(cx, x, dt)
 
 
 def bitcast(cx: Ctx, op: Operation, x: ir.Value) -> ir.Value:
