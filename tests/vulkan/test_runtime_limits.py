@@ -37,9 +37,10 @@ def _compile(kernel: object, *args: object, nt: int | None = None, **meta: objec
 
 def test_timeout_raises_and_kdsl_stays_usable(monkeypatch: pytest.MonkeyPatch) -> None:
     # lavapipe cuts each invocation's loops after 65535 passes (and kdsl reports that: see
-    # test_loop_limit.py), so there the slow kernel is many programs of shorter loops
+    # test_loop_limit.py), so there the slow kernel is many programs of shorter loops: 1024 of
+    # them take ~0.2 s on a 2-core AMD Zen 4, four times the timeout (256 took 0.05 s, a flake)
     cap = VulkanBackend().target().max_loop_iterations
-    n, programs = (cap - 1000, 256) if cap else (20_000_001, 64)
+    n, programs = (cap - 1000, 1024) if cap else (20_000_001, 64)
     out = np.zeros(8, np.int32)
     spin = _compile(spin_kernel, out, 3, BLOCK=8, nt=8)
     spin.launch((1, 1, 1), [out, 3])  # compile in the driver outside the timed launch
