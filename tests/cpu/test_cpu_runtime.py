@@ -31,7 +31,7 @@ def test_small_grids_run_inline_after_the_first_measurement(monkeypatch: pytest.
     kern = compile_cpu(inc_kernel, [x], threads=2, BLOCK=16)
     kern.launch((64, 1, 1), [x])  # first launch: unknown cost -> pool, measures the program time
     assert 0 < kern.program_s < 0.1
-    monkeypatch.setattr(cpu_backend, "INLINE_BELOW_S", kern.program_s * 64 * 2)  # robust on a loaded machine
+    kern.inline_below = kern.program_s * 64 * 2  # robust on a loaded machine
     monkeypatch.setattr(cpu_backend, "get_pool", _no_pool)
     kern.launch((64, 1, 1), [x])
     np.testing.assert_array_equal(x, 2.0)
@@ -49,7 +49,7 @@ def test_big_grids_still_use_the_pool(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(threads)
 
     monkeypatch.setattr(cpu_backend, "get_pool", spy)
-    monkeypatch.setattr(cpu_backend, "INLINE_BELOW_S", 0.0)
+    kern.inline_below = 0.0
     kern.launch((8, 1, 1), [x])
     assert used == [2]
     np.testing.assert_array_equal(x, 2.0)

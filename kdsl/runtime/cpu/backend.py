@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import platform
 import struct
 import sys
 import time
@@ -36,7 +37,7 @@ from kdsl.lowering.layout import knob_choices
 from kdsl.runtime.backend import LaunchOptions
 from kdsl.runtime.cpu import compiler
 from kdsl.runtime.cpu.loader import LoadedObject
-from kdsl.runtime.cpu.pool import default_threads, get_pool, slice_count, split
+from kdsl.runtime.cpu.pool import default_threads, get_pool, handoff_s, slice_count
 from kdsl.runtime.cpu.target import host
 from kdsl.runtime.device_array import HostDevice
 from kdsl.runtime.hostmem import byte_span
@@ -44,11 +45,6 @@ from kdsl.runtime.limits import CPU_PRIVATE_LIMIT, check_private
 
 _SLOT_FMT = {"i1": "B7x", "i8": "b7x", "i16": "h6x", "i32": "i4x", "i64": "q", "u8": "B7x", "u16": "H6x",
              "u32": "I4x", "u64": "Q", "f16": "e6x", "bf16": "f4x", "f32": "f4x", "f64": "d"}  # fmt: skip
-
-# A launch whose estimated work is below this runs on the calling thread: waking
-# the pool's Python threads and waiting for them costs tens of µs (more on a
-# loaded machine), so splitting only pays off for grids of more work than that.
-INLINE_BELOW_S = 100e-6
 
 _LOADED: dict[str, LoadedObject] = {}  # object-code cache: IR hash -> linked object
 
@@ -131,7 +127,33 @@ def _scalar_binder(t: ScalarType, name: str) -> Callable[[Any], Any]:
     return bind
 
 
+def _array_data_offset() -> int | None:
+    """Where a numpy array object keeps its data pointer, if this interpreter allows reading it.
+
+    ``arr.ctypes.data`` builds a helper object per call (~1 µs, a sixth of a small
+    launch); numpy's array struct starts with the data pointer right after the object
+    header, a layout numpy has kept since 1.7. Used only on CPython (where ``id`` is the
+    address) and only if probe arrays, one of them a view, read back right.
+    """
+    if platform.python_implementation() != "CPython":
+        return None
+    off = object.__basicsize__
+    base = np.arange(12, dtype=np.float32)
+    for probe in (base, base[5:], np.zeros((2, 3), np.float64).T):
+        if ctypes.c_void_p.from_address(id(probe) + off).value != probe.ctypes.data:
+            return None
+    return off
+
+
+_DATA_OFFSET = _array_data_offset()
+_read_pointer = ctypes.c_void_p.from_address
+
+
 def _address(v: Any, name: str) -> int:
+    if type(v) is np.ndarray:
+        if _DATA_OFFSET is not None:
+            return _read_pointer(id(v) + _DATA_OFFSET).value or 0
+        return int(v.ctypes.data)
     if isinstance(v, np.ndarray):
         return int(v.ctypes.data)
     iface = getattr(v, "__array_interface__", None)
@@ -167,8 +189,9 @@ class CPUKernel:
         self.kernel_name = r.kernel_name
         self.threads = max(1, threads)
         # seconds per program, measured on every launch (the calling thread's share);
-        # grids whose estimated total is below INLINE_BELOW_S run on the calling thread
+        # grids whose estimated total is below ``inline_below`` run on the calling thread
         self.program_s = float("inf")
+        self.inline_below = handoff_s()
         func = stages.wi_module.body.ops[0]
         self.asserts: tuple[tuple[str, str, int, int], ...] = tuple(func.attributes.get("asserts") or ())
         self.prints = r.has_print
@@ -213,21 +236,28 @@ class CPUKernel:
         self.fmt.pack_into(buf, 0, *values)
         argv = ctypes.addressof(buf)
         total = gx * gy * gz
-        run = self.run
         if self.prints:
             sys.stdout.flush()
-        if total == 1 or self.threads == 1 or self.program_s * total < INLINE_BELOW_S:
-            t0 = time.perf_counter()
-            run(argv, gx, gy, gz, 0, total)  # no thread hand-off: the cheapest launch
-            self._measured(time.perf_counter() - t0, total)
+        if total == 1 or self.threads == 1 or self.program_s * total < self.inline_below:
+            self._run_inline(argv, gx, gy, gz, total)
         else:
-            ranges = split(total, slice_count(total, self.threads))
-            dt, mine = get_pool(self.threads).run(_slice(run, argv, gx, gy, gz, ranges), len(ranges))
-            self._measured(dt, sum(ranges[i][1] - ranges[i][0] for i in mine))
+            slices = slice_count(total, self.threads)
+            t0 = time.perf_counter()
+            if get_pool(self.threads).run_grid(self.loaded, argv, gx, gy, gz, total, slices):
+                # wall time x threads: the single-thread estimate the inline decision compares
+                self._measured((time.perf_counter() - t0) * min(self.threads, slices), total)
+            else:  # another thread's launch holds the pool: run this one here meanwhile
+                self._run_inline(argv, gx, gy, gz, total)
         if self.prints:
             _libc_fflush()
         if status.value:
             self._raise_assert(status.value)
+
+    def _run_inline(self, argv: int, gx: int, gy: int, gz: int, total: int) -> None:
+        """Every program on the calling thread: no hand-off, the cheapest small launch."""
+        t0 = time.perf_counter()
+        self.run(argv, gx, gy, gz, 0, total)
+        self._measured(time.perf_counter() - t0, total)
 
     def _measured(self, seconds: float, programs: int) -> None:
         """Update the per-program time estimate that decides inline vs pool launches."""
@@ -284,6 +314,8 @@ def _byte_span(v: Any) -> tuple[int, int]:
     must count, or an overlap with another argument goes unseen. numpy arrays and
     kdsl device arrays carry byte strides; anything else counts ``nbytes``.
     """
+    if type(v) is np.ndarray and v.flags.c_contiguous:
+        return 0, max(1, v.nbytes)
     shape, strides = getattr(v, "shape", None), getattr(v, "strides", None)
     item = getattr(getattr(v, "dtype", None), "itemsize", None)
     if not isinstance(v, np.ndarray) and type(v).__name__ != "DeviceArray":
@@ -292,18 +324,6 @@ def _byte_span(v: Any) -> tuple[int, int]:
         return 0, max(1, int(getattr(v, "nbytes", 1)))
     lo, hi = byte_span(shape, strides, item)
     return (lo, hi) if hi > lo else (0, 1)
-
-
-def _slice(
-    run: Any, argv: int, gx: int, gy: int, gz: int, ranges: list[tuple[int, int]]
-) -> Callable[[int], None]:
-    """Run slice ``i``: the programs ``ranges[i]`` of the linearised grid."""
-
-    def one(i: int) -> None:
-        s, e = ranges[i]
-        run(argv, gx, gy, gz, s, e)
-
-    return one
 
 
 def _libc_fflush() -> None:

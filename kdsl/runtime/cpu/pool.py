@@ -1,8 +1,11 @@
-"""A small pool of native threads that run slices of a launch grid.
+"""The thread pools that run slices of a launch grid, and how a grid is cut into slices.
 
-Each worker is a Python thread that calls the compiled ``kdsl_run`` through
-ctypes, which releases the GIL for the duration of the call, so the slices
-run truly in parallel. A launch is cut into a few more slices than threads and
+:func:`get_pool` gives the native pool (:mod:`kdsl.runtime.cpu.native_pool`,
+a launch costs a few µs) where the machine supports it, else :class:`Pool`
+below, in Python: each worker is a Python thread that calls the compiled
+``kdsl_run`` through ctypes, which releases the GIL for the duration of the
+call, so the slices run truly in parallel, but every hand-off wakes Python
+threads (50-100 µs). A launch is cut into a few more slices than threads and
 every thread -- the caller included -- claims the next unclaimed slice until
 none is left (:meth:`Pool.run`): on a shared machine one core is often
 slowed down by other load, and a fixed split would make the whole launch wait
@@ -17,8 +20,22 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from typing import Any, Protocol
+
+from kdsl.runtime.cpu import native_pool
 
 Task = Callable[[], object]
+
+
+class GridPool(Protocol):
+    """What the cpu backend needs of a pool."""
+
+    handoff_s: float  # launches of less estimated single-thread work run on the calling thread
+
+    def run_grid(self, kernel: Any, argv: int, gx: int, gy: int, gz: int, total: int, slices: int) -> bool:
+        """Run programs ``[0, total)`` of ``kernel`` (a ``LoadedObject``) in ``slices`` slices;
+        False, having run nothing, when the pool is busy with another thread's launch."""
+        ...
 
 
 class _Launch:
@@ -76,7 +93,9 @@ class _Slices:
 
 
 class Pool:
-    """``size`` daemon worker threads fed from one queue."""
+    """``size`` daemon worker threads fed from one queue (the fallback of the native pool)."""
+
+    handoff_s = 100e-6
 
     def __init__(self, size: int) -> None:
         self.size = size
@@ -121,8 +140,19 @@ class Pool:
             raise launch.error
         return own, mine
 
+    def run_grid(self, kernel: Any, argv: int, gx: int, gy: int, gz: int, total: int, slices: int) -> bool:
+        ranges = split(total, slices)
+        run = kernel.run
 
-_POOLS: dict[int, Pool] = {}
+        def one(i: int) -> None:
+            s, e = ranges[i]
+            run(argv, gx, gy, gz, s, e)
+
+        self.run(one, len(ranges))
+        return True
+
+
+_POOLS: dict[int, GridPool] = {}
 _POOLS_LOCK = threading.Lock()
 
 
@@ -137,13 +167,22 @@ def _forget_pools_in_child() -> None:
 os.register_at_fork(after_in_child=_forget_pools_in_child)
 
 
-def get_pool(threads: int) -> Pool:
+def get_pool(threads: int) -> GridPool:
     """The shared pool with ``threads - 1`` workers (the caller is the last thread)."""
+    pool = _POOLS.get(threads)
+    if pool is not None:
+        return pool
     with _POOLS_LOCK:
         pool = _POOLS.get(threads)
         if pool is None:
-            pool = _POOLS[threads] = Pool(max(0, threads - 1))
+            size = max(0, threads - 1)
+            pool = _POOLS[threads] = native_pool.NativePool(size) if native_pool.supported() else Pool(size)
         return pool
+
+
+def handoff_s() -> float:
+    """The estimated work below which a launch is not worth handing to this machine's pool."""
+    return native_pool.NativePool.handoff_s if native_pool.supported() else Pool.handoff_s
 
 
 def default_threads() -> int:
