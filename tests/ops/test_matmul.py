@@ -103,3 +103,24 @@ def test_transposed_operand_by_strides(backend: str) -> None:
 def test_matmul_shape_mismatch() -> None:
     with pytest.raises(ValueError, match="inner dimensions"):
         ops.matmul(np.zeros((2, 3), np.float32), np.zeros((4, 2), np.float32))
+
+
+@pytest.mark.parametrize("units", [1, 2, 3, 8])
+@pytest.mark.parametrize("size", [(16, 16), (100, 7), (384, 384), (1152, 1152), (2048, 2048), (8, 4096), (4096, 24)])
+def test_output_tile_is_a_bounded_power_of_two(size: tuple[int, int], units: int) -> None:
+    from kdsl.ops.matmul import _output_tile
+
+    bm, bn = _output_tile(*size, 256, 256, units)
+    for b, extent in ((bm, size[0]), (bn, size[1])):
+        assert 16 <= b <= 256 and b & (b - 1) == 0
+        assert b < 2 * max(extent, 16)  # never a tile of mostly padding along one side
+
+
+def test_output_tile_avoids_padding_and_keeps_big_tiles_where_they_fit() -> None:
+    """384 as 256-tiles would pad to 512 (56 % useful work); 2048 keeps the largest tile, which
+    copies each operand least often."""
+    from kdsl.ops.matmul import _output_tile
+
+    assert 256 not in _output_tile(384, 384, 256, 256, 2)
+    assert _output_tile(2048, 2048, 256, 256, 2) == (256, 256)
+    assert _output_tile(1024, 1024, 256, 256, 2) == (256, 256)
