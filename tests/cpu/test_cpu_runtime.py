@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -79,3 +80,26 @@ def test_device_arrays_run_on_cpu() -> None:
     with kdsl.backend("cpu"):
         inc_kernel[(2,)](d, BLOCK=16)
     np.testing.assert_array_equal(d.numpy(), x + 1)
+
+
+def test_a_slow_hand_off_does_not_keep_small_grids_on_the_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-program estimate comes from the calling thread's own slices: a pooled launch that
+    waited long for its workers (asleep, or a loaded machine) must not make the kernel look slow,
+    or every later small launch would pay the hand-off too."""
+    x = np.zeros(4 * 16, np.float32)
+    kern = compile_cpu(inc_kernel, [x], threads=2, BLOCK=16)
+
+    class SlowHandOff:
+        def run_grid(self, kernel: Any, argv: int, gx: int, gy: int, gz: int, total: int, slices: int) -> Any:
+            time.sleep(0.05)  # waiting for the workers
+            t0 = time.perf_counter()
+            kernel.run(argv, gx, gy, gz, 0, total)
+            return time.perf_counter() - t0, total
+
+    monkeypatch.setattr(cpu_backend, "get_pool", lambda threads: SlowHandOff())
+    kern.launch((4, 1, 1), [x])  # first launch: unknown cost -> pool
+    assert kern.program_s < 0.01
+    kern.inline_below = max(kern.inline_below, kern.program_s * 4 * 2)
+    monkeypatch.setattr(cpu_backend, "get_pool", _no_pool)
+    kern.launch((4, 1, 1), [x])
+    np.testing.assert_array_equal(x, 2.0)

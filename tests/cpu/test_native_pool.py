@@ -47,7 +47,11 @@ def pool() -> Any:
 @pytest.mark.parametrize(("total", "slices"), [(1, 1), (7, 7), (10, 4), (1000, 8), (3, 8)])
 def test_every_program_runs_exactly_once(pool: Any, total: int, slices: int) -> None:
     rec = _Recorder()
-    assert pool.run_grid(rec, 0, total, 1, 1, total, min(slices, total))
+    share = pool.run_grid(rec, 0, total, 1, 1, total, min(slices, total))
+    assert share is not None
+    own_s, mine = share
+    assert mine == sum(e - s for s, e, name in rec.ranges if name == threading.current_thread().name)
+    assert own_s >= 0.0
     spans = sorted((s, e) for s, e, _ in rec.ranges)
     assert spans[0][0] == 0 and spans[-1][1] == total
     assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
@@ -80,10 +84,30 @@ def test_a_busy_pool_turns_a_second_launcher_away(pool: Any) -> None:
     t = threading.Thread(target=pool.run_grid, args=(Slow, 0, 1, 1, 1, 1, 1))
     t.start()
     assert entered.wait(10)
-    assert pool.run_grid(_Recorder(), 0, 4, 1, 1, 4, 4) is False  # nothing ran: the caller runs it inline
+    assert pool.run_grid(_Recorder(), 0, 4, 1, 1, 4, 4) is None  # nothing ran: the caller runs it inline
     release.set()
     t.join(10)
     assert not t.is_alive()
+
+
+def test_the_callers_share_excludes_waiting_for_the_workers(pool: Any) -> None:
+    """The time returned is the calling thread's own slices: a slow worker slice is not in it."""
+
+    @RunFn
+    def slow_on_workers(argv: Any, gx: int, gy: int, gz: int, start: int, end: int) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            time.sleep(0.2)
+
+    class K:
+        address = ctypes.cast(slow_on_workers, ctypes.c_void_p).value
+
+    t0 = time.perf_counter()
+    share = pool.run_grid(K, 0, 64, 1, 1, 64, 8)
+    wall = time.perf_counter() - t0
+    assert share is not None
+    own_s, mine = share
+    if 0 < mine < 64:  # the workers took some slices (the usual case)
+        assert wall >= 0.2 and own_s < 0.1
 
 
 def test_close_stops_the_workers() -> None:

@@ -243,11 +243,13 @@ class CPUKernel:
         else:
             slices = slice_count(total, self.threads)
             t0 = time.perf_counter()
-            if get_pool(self.threads).run_grid(self.loaded, argv, gx, gy, gz, total, slices):
-                # wall time x threads: the single-thread estimate the inline decision compares
-                self._measured((time.perf_counter() - t0) * min(self.threads, slices), total)
-            else:  # another thread's launch holds the pool: run this one here meanwhile
+            share = get_pool(self.threads).run_grid(self.loaded, argv, gx, gy, gz, total, slices)
+            if share is None:  # another thread's launch holds the pool: run this one here meanwhile
                 self._run_inline(argv, gx, gy, gz, total)
+            elif share[1]:  # the calling thread's own slices: a time free of the hand-off
+                self._measured(*share)
+            elif self.program_s == float("inf"):  # the workers took every slice: a wall-time bound
+                self._measured((time.perf_counter() - t0) * min(self.threads, slices), total)
         if self.prints:
             _libc_fflush()
         if status.value:

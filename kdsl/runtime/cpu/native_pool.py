@@ -51,11 +51,13 @@ POOL_BYTES = 384
 _SPIN = 320  # i64: pause iterations before sleeping
 _SYSCALL = 328  # ptr: libc's syscall()
 _FUTEX_NR = 336  # i64
+_CLOCK = 344  # ptr: libc's clock_gettime()
+_MINE = 352  # i64: programs the calling thread ran in the last launch
 SPIN_ITERATIONS = 4000  # ~40-100 µs of pause instructions: back-to-back launches find the workers awake
 
 WorkerFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 LaunchFn = ctypes.CFUNCTYPE(
-    None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
+    ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
     ctypes.c_int64, ctypes.c_int64,
 )
 StopFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -66,7 +68,7 @@ _PAUSE = {"x86_64": ("call void @llvm.x86.sse2.pause()", "declare void @llvm.x86
 
 # Offsets: 0 ticket i64 | 64 gen32 i32, 68 sleepers i32, 72 stop i32 | 128 done i32, 132 waiting i32 |
 # 192 job0, 256 job1: +0 run ptr, +8 argv ptr, +16 gx, +20 gy, +24 gz (i32), +32 total i64, +40 nslices i64 |
-# 320 spin i64, 328 syscall ptr, 336 futex number i64.
+# 320 spin i64, 328 syscall ptr, 336 futex number i64, 344 clock_gettime ptr, 352 the caller's programs i64.
 _IR = r"""
 define private void @futex(ptr %p, ptr %word, i64 %op, i64 %val) {
   %scp = getelementptr i8, ptr %p, i64 328
@@ -82,8 +84,9 @@ define private void @pause() {
   ret void
 }
 
-; run slices of the job whose ticket was t0 until none is left or a newer job is published
-define private void @claim(ptr %p, i64 %t0) {
+; run slices of the job whose ticket was t0 until none is left or a newer job is published;
+; returns the number of programs this thread ran
+define private i64 @claim(ptr %p, i64 %t0) {
 entry:
   %g = lshr i64 %t0, 32
   %par = and i64 %g, 1
@@ -108,6 +111,7 @@ entry:
   br label %loop
 loop:
   %t = phi i64 [ %t0, %entry ], [ %old, %retry ], [ %t3, %next ]
+  %ran = phi i64 [ 0, %entry ], [ %ran, %retry ], [ %ran1, %next ]
   %tg = lshr i64 %t, 32
   %same = icmp eq i64 %tg, %g
   br i1 %same, label %check, label %exit
@@ -134,6 +138,7 @@ run_slice:
   %len = add i64 %base, %inc
   %end = add i64 %start, %len
   call void %run(ptr %argv, i32 %gx, i32 %gy, i32 %gz, i64 %start, i64 %end)
+  %ran1 = add i64 %ran, %len
   %d = atomicrmw add ptr %donep, i32 1 seq_cst, align 4
   %d1 = add i32 %d, 1
   %ns32 = trunc i64 %ns to i32
@@ -150,7 +155,7 @@ next:
   %t3 = load atomic i64, ptr %p acquire, align 8
   br label %loop
 exit:
-  ret void
+  ret i64 %ran
 }
 
 define void @kdsl_pool_worker(ptr %p) {
@@ -163,7 +168,7 @@ entry:
   br label %top
 top:
   %t = load atomic i64, ptr %p acquire, align 8
-  call void @claim(ptr %p, i64 %t)
+  %ignored = call i64 @claim(ptr %p, i64 %t)
   %g = lshr i64 %t, 32
   %g32 = trunc i64 %g to i32
   br label %wait
@@ -202,8 +207,12 @@ out:
   ret void
 }
 
-define void @kdsl_pool_launch(ptr %p, ptr %run, ptr %argv, i32 %gx, i32 %gy, i32 %gz, i64 %total, i64 %ns) {
+; returns the nanoseconds the calling thread spent running its own slices, and stores how many
+; programs those were at offset 352
+define i64 @kdsl_pool_launch(ptr %p, ptr %run, ptr %argv, i32 %gx, i32 %gy, i32 %gz, i64 %total, i64 %ns) {
 entry:
+  %ts = alloca [4 x i64], align 8
+  %ts1 = getelementptr i8, ptr %ts, i64 16
   %genp = getelementptr i8, ptr %p, i64 64
   %sleepp = getelementptr i8, ptr %p, i64 68
   %donep = getelementptr i8, ptr %p, i64 128
@@ -244,7 +253,23 @@ wake:
   call void @futex(ptr %p, ptr %genp, i64 129, i64 2147483647)
   br label %work
 work:
-  call void @claim(ptr %p, i64 %tn)
+  %cgp = getelementptr i8, ptr %p, i64 344
+  %cg = load ptr, ptr %cgp, align 8
+  %c0 = call i32 %cg(i32 1, ptr %ts)
+  %mine = call i64 @claim(ptr %p, i64 %tn)
+  %c1 = call i32 %cg(i32 1, ptr %ts1)
+  %minep = getelementptr i8, ptr %p, i64 352
+  store i64 %mine, ptr %minep, align 8
+  %sec0 = load i64, ptr %ts, align 8
+  %ns0p = getelementptr i8, ptr %ts, i64 8
+  %nsec0 = load i64, ptr %ns0p, align 8
+  %sec1 = load i64, ptr %ts1, align 8
+  %ns1p = getelementptr i8, ptr %ts, i64 24
+  %nsec1 = load i64, ptr %ns1p, align 8
+  %dsec = sub i64 %sec1, %sec0
+  %dsecns = mul i64 %dsec, 1000000000
+  %dnsec = sub i64 %nsec1, %nsec0
+  %own = add i64 %dsecns, %dnsec
   %ns32 = trunc i64 %ns to i32
   br label %spin_loop
 spin_loop:
@@ -271,7 +296,7 @@ do_wait:
   call void @futex(ptr %p, ptr %donep, i64 128, i64 %d64)
   br label %sleep_loop
 out:
-  ret void
+  ret i64 %own
 }
 
 define void @kdsl_pool_stop(ptr %p) {
@@ -330,6 +355,9 @@ class NativePool:
         words[_SPIN // 8] = spin
         words[_SYSCALL // 8] = ctypes.cast(ctypes.CDLL(None).syscall, ctypes.c_void_p).value or 0
         words[_FUTEX_NR // 8] = _SYS_FUTEX[_machine()]
+        libc = ctypes.CDLL(None)
+        words[_CLOCK // 8] = ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value or 0
+        self._words = words
         worker, self._launch, self._stop, _ = _functions()
         self._lock = threading.Lock()
         self._threads = [
@@ -339,19 +367,24 @@ class NativePool:
         for t in self._threads:
             t.start()
 
-    def run_grid(self, kernel: Any, argv: int, gx: int, gy: int, gz: int, total: int, slices: int) -> bool:
+    def run_grid(
+        self, kernel: Any, argv: int, gx: int, gy: int, gz: int, total: int, slices: int
+    ) -> tuple[float, int] | None:
         """Run programs ``[0, total)`` of ``kernel`` (a ``LoadedObject``: its ``kdsl_run`` at
         ``kernel.address``) in ``slices`` slices.
 
-        Returns False without running anything when another thread's launch holds the pool.
+        Returns the seconds the calling thread spent in its own slices and how many programs
+        they held (a per-program time free of the hand-off and of waiting for the workers), or
+        None without running anything when another thread's launch holds the pool.
         """
         if not self._lock.acquire(blocking=False):
-            return False
+            return None
         try:
-            self._launch(self.address, kernel.address, argv, gx, gy, gz, total, slices)
+            own_ns = self._launch(self.address, kernel.address, argv, gx, gy, gz, total, slices)
+            mine = int(self._words[_MINE // 8])
         finally:
             self._lock.release()
-        return True
+        return own_ns * 1e-9, mine
 
     def close(self) -> None:
         """Stop and join the workers (tests; the process-wide pools live until exit)."""

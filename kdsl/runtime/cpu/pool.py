@@ -32,9 +32,15 @@ class GridPool(Protocol):
 
     handoff_s: float  # launches of less estimated single-thread work run on the calling thread
 
-    def run_grid(self, kernel: Any, argv: int, gx: int, gy: int, gz: int, total: int, slices: int) -> bool:
-        """Run programs ``[0, total)`` of ``kernel`` (a ``LoadedObject``) in ``slices`` slices;
-        False, having run nothing, when the pool is busy with another thread's launch."""
+    def run_grid(
+        self, kernel: Any, argv: int, gx: int, gy: int, gz: int, total: int, slices: int
+    ) -> tuple[float, int] | None:
+        """Run programs ``[0, total)`` of ``kernel`` (a ``LoadedObject``) in ``slices`` slices.
+
+        Returns (seconds the calling thread spent in its own slices, programs in them): the
+        per-program time the inline decision needs, free of the hand-off; None, having run
+        nothing, when the pool is busy with another thread's launch.
+        """
         ...
 
 
@@ -140,7 +146,9 @@ class Pool:
             raise launch.error
         return own, mine
 
-    def run_grid(self, kernel: Any, argv: int, gx: int, gy: int, gz: int, total: int, slices: int) -> bool:
+    def run_grid(
+        self, kernel: Any, argv: int, gx: int, gy: int, gz: int, total: int, slices: int
+    ) -> tuple[float, int] | None:
         ranges = split(total, slices)
         run = kernel.run
 
@@ -148,8 +156,8 @@ class Pool:
             s, e = ranges[i]
             run(argv, gx, gy, gz, s, e)
 
-        self.run(one, len(ranges))
-        return True
+        own, mine = self.run(one, len(ranges))
+        return own, sum(ranges[i][1] - ranges[i][0] for i in mine)
 
 
 _POOLS: dict[int, GridPool] = {}
