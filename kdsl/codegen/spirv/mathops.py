@@ -1,5 +1,7 @@
 """``math`` ops: GLSL.std.450 where its accuracy on the device is good enough,
-kdsl's own polynomials elsewhere (:mod:`kdsl.codegen.spirv.mathlib`).
+kdsl's own polynomials elsewhere (:mod:`kdsl.codegen.spirv.mathlib`), and f32
+``sin``/``cos``/``log``/``log2`` guarded where lavapipe's are wrong
+(:mod:`kdsl.codegen.spirv.accurate32`).
 
 ``f16``/``bf16`` are computed in f32 and rounded back (the math dialect's
 contract). GLSL.std.450's transcendental instructions only take 16/32-bit
@@ -10,7 +12,7 @@ use kdsl's own f64 implementations (:mod:`kdsl.codegen.spirv.mathlib64`,
 
 from __future__ import annotations
 
-from kdsl.codegen.spirv import mathlib, mathlib64, pow64
+from kdsl.codegen.spirv import accurate32, mathlib, mathlib64, pow64
 from kdsl.codegen.spirv.emit import Emitter, handles
 from kdsl.codegen.spirv.scalar import narrow, opaque_divisor, scalar_type
 from kdsl.ir.core import Operation
@@ -62,7 +64,12 @@ def _unary(e: Emitter, op: Operation) -> None:
         _compute(e, op, lambda rt, a: special(e, a))
         return
     name = _GLSL1[op.NAME]
-    _compute(e, op, lambda rt, a: e.f.ext(rt, name, a))
+    if name in ("Sin", "Cos"):
+        _compute(e, op, lambda rt, a: accurate32.trig_f32(e, name, a))
+    elif name in ("Log", "Log2"):
+        _compute(e, op, lambda rt, a: accurate32.log_f32(e, name, a))
+    else:
+        _compute(e, op, lambda rt, a: e.f.ext(rt, name, a))
 
 
 @handles("math.tanh", "math.erf")
