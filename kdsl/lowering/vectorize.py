@@ -40,9 +40,12 @@ row may lie outside the image still moves whole channel vectors.
 Anything else (other element types, strided global or gathered accesses, nested
 regions, atomics...) leaves the loop scalar: correct first. The vector loop
 covers ``[lo, vend)`` with ``vend = lo + (L - lo) // N * N`` and
-``L = max(lo, min(hi, bounds...))``; the original loop then starts at
-``vend`` with the reduced values as its inits, and is deleted when constant
-bounds prove it empty. Bounds are computed in the index type (``u - c`` of a
+``L = max(lo, min(hi, bounds...))``; the *lane-count iteration*
+(:mod:`kdsl.lowering.vector_tail`) runs ``[vend, L)`` as one vector whose lanes
+past ``L`` do nothing; the original loop then starts at ``L`` with the reduced
+values as its inits (the elements where some bound mask is false), and is
+deleted when it is provably empty: no bounds, or the masked-off region starts
+at ``L`` (below). Bounds are computed in the index type (``u - c`` of a
 mask ``s + c < u`` must not overflow, as in any i32 index arithmetic).
 """
 
@@ -59,6 +62,7 @@ from kdsl.ir.dialects.wi_vector import BroadcastOp, GVLoadOp, GVStoreOp, LaneIds
 from kdsl.ir.rewriter import clone_op
 from kdsl.ir.types import PointerType, ScalarType, Type, VectorType
 from kdsl.lowering.fuse_loops import fuse_loops
+from kdsl.lowering.vector_tail import emit_tail
 from kdsl.lowering.vector_unroll import cheap, unroll_reductions
 from kdsl.transforms.utils import attr_key
 
@@ -95,13 +99,15 @@ def vector_width(requested: int) -> int:
     return vw
 
 
-def vectorize(func: Operation, width: int, fuse: bool = True, unroll: int = UNROLL) -> int:
+def vectorize(func: Operation, width: int, fuse: bool = True, unroll: int = UNROLL, tail: bool = True) -> int:
     """Vectorise the innermost element loops of ``func`` by ``width`` lanes; return how many.
 
     ``fuse``: first fuse sibling element loops (:mod:`kdsl.lowering.fuse_loops`), so
     reductions run in their producer's loop; False vectorises the loops as they are.
     ``unroll``: vector reduction loops without transcendentals get that many
-    independent accumulators (:mod:`kdsl.lowering.vector_unroll`); 1 = off."""
+    independent accumulators (:mod:`kdsl.lowering.vector_unroll`); 1 = off.
+    ``tail``: the last partial vector runs as one lane-count iteration
+    (:mod:`kdsl.lowering.vector_tail`); False leaves it to the scalar remainder loop."""
     vw = vector_width(width)
     if vw < 2:
         return 0
@@ -115,18 +121,18 @@ def vectorize(func: Operation, width: int, fuse: bool = True, unroll: int = UNRO
             continue
         if _trip_count(loop) is not None and _trip_count(loop) < vw:  # type: ignore[operator]
             continue
-        v = _Vectorizer(loop, vw, unroll)
+        v = _Vectorizer(loop, vw, unroll, tail=tail)
         try:
             v.run()
         except Reject:
             continue
         done += 1
         if v.off_start is not None:
-            _vectorize_masked_off(loop, v.off_start, vw, unroll)
+            _vectorize_masked_off(loop, v.off_start, vw, unroll, tail)
     return done
 
 
-def _vectorize_masked_off(loop: Operation, start: Value, vw: int, unroll: int) -> None:
+def _vectorize_masked_off(loop: Operation, start: Value, vw: int, unroll: int, tail: bool) -> None:
     """Split the remainder ``loop`` at ``start`` (every bound mask false from there on) and
     vectorise ``[start, hi)`` with those masks false: its loads are ``other``, its stores vanish.
 
@@ -142,8 +148,17 @@ def _vectorize_masked_off(loop: Operation, start: Value, vw: int, unroll: int) -
     for i, r in enumerate(loop.results):
         off.set_operand(3 + i, r)
     loop.set_operand(1, start)
+    if loop.operands[0] is start:  # the lane-count iteration ended at the masked-off region
+        _erase_empty(loop)
     with contextlib.suppress(Reject):  # the scalar copy is correct as it is
-        _Vectorizer(off, vw, unroll, masked_off=True).run()
+        _Vectorizer(off, vw, unroll, masked_off=True, tail=tail).run()
+
+
+def _erase_empty(loop: Operation) -> None:
+    """Delete a loop that runs no iteration: its results are its inits."""
+    for r, init in zip(loop.results, loop.operands[3:]):
+        r.replace_all_uses_with(init)
+    loop.erase()
 
 
 def _const(v: Value) -> Any:
@@ -199,6 +214,7 @@ class _Vectorizer:
     indices: dict[Value, Value] = field(default_factory=dict)  # affine indices as vectors (lanes_of)
     lane_ids: Value | None = None  # ``wi.lane_ids``, made before the loop on first use
     masked_off: bool = False  # the loop runs where every bound mask is false (``_vectorize_masked_off``)
+    tail: bool = True  # the last partial vector as a lane-count iteration (``vector_tail.py``)
     off_start: Value | None = None  # set by ``_emit_loop``: where the masked-off region begins
 
     def __post_init__(self) -> None:
@@ -585,14 +601,14 @@ class _Vectorizer:
         count = _trip_count(loop)
         if count is not None and not self.bounds:
             vend = self._c(_const(lo) + count // vw * vw, it)
-            empty = count % vw == 0
+            partial = count % vw != 0
         else:
             limit = pre.create(arith.MaxOp, [limit, lo], [it]).result
             span = self._arith(arith.SubOp, limit, lo)
             whole = self._arith(arith.MulOp, self._arith(arith.DivOp, span, self._c(vw, it)), self._c(vw, it))
             vend = self._arith(arith.AddOp, lo, whole)
-            empty = False
-            if lims and count is not None and count >= 2 * vw:
+            partial = True
+            if lims and count is not None and (self.tail or count >= 2 * vw):
                 self.off_start = self._all_false_from(limit, lims, hi)
         inits = [self._vinit(loop.operands[3 + i], red) for i, (_, red) in sorted(self.reductions.items())]
         vloop = pre.create(scf.ForOp, [lo, vend, self._c(vw, it), *inits], [v.type for v in inits],
@@ -600,16 +616,18 @@ class _Vectorizer:
         if self.reductions and self.unroll > 1 and cheap(vloop):
             unroll_reductions(vloop, self.unroll)
             pre.set_insertion_point_before(loop)  # ops were inserted before vloop: the index moved
-        finals = [self._final(loop.operands[3 + i], vloop.results[i], op, red)
+        accs = list(vloop.results)
+        rest = vend  # where the scalar remainder starts
+        if self.tail and partial:  # [vend, limit): one vector whose lanes past limit do nothing
+            accs = list(emit_tail(vloop, limit, pre).results)
+            rest = limit
+        finals = [self._final(loop.operands[3 + i], accs[i], op, red)
                   for i, (op, red) in sorted(self.reductions.items())]  # fmt: skip
-        if empty:
-            for r, f in zip(loop.results, finals):
-                r.replace_all_uses_with(f)
-            loop.erase()
-            return
-        loop.set_operand(0, vend)
+        loop.set_operand(0, rest)
         for i, f in enumerate(finals):
             loop.set_operand(3 + i, f)
+        if not partial or (self.tail and not self.bounds):  # nothing is left past the vectors
+            _erase_empty(loop)
 
     def _all_false_from(self, limit: Value, lims: list[Value], hi: Value) -> Value:
         """Where every bound mask is false: ``max(limit, min(hi, max(lims)))``, ``limit`` itself

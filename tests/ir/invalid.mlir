@@ -453,3 +453,35 @@ tile.func @f(%p: ptr<ptr<f32>>, %v: ptr<f32>) {
   %0 = tile.atomic_rmw %p, %v {kind = "xchg"} : (ptr<ptr<f32>>, ptr<f32>) -> ptr<f32>
   tile.return
 }
+
+// -----
+wi.func @f(%p: ptr<f32>, %c: i64) attributes {num_threads = 1} {
+  // expected-error@+1 {{'wi.gvload' op expects an i1 guard or an i32 lane count, got i64}}
+  %0 = wi.gvload %p, %c : (ptr<f32>, i64) -> vector<16xf32>
+  wi.return
+}
+
+// -----
+wi.func @f(%p: ptr<f32>, %c: i16) attributes {num_threads = 1} {
+  %v = wi.gvload %p : (ptr<f32>) -> vector<16xf32>
+  // expected-error@+1 {{'wi.gvstore' op expects an i1 guard or an i32 lane count, got i16}}
+  wi.gvstore %p, %v, %c : ptr<f32>, vector<16xf32>, i16
+  wi.return
+}
+
+// -----
+wi.func @f(%i: i32, %b: i1) attributes {num_threads = 1} {
+  %m = wi.alloc : memref<32xf32, private>
+  %v = wi.vload %m, %i : (memref<32xf32, private>, i32) -> vector<16xf32>
+  // expected-error@+1 {{'wi.vstore' op expects an i32 lane count, got i1}}
+  wi.vstore %v, %m, %i, %b : vector<16xf32>, memref<32xf32, private>, i32, i1
+  wi.return
+}
+
+// -----
+wi.func @f(%i: i32, %c: u32) attributes {num_threads = 1} {
+  %m = wi.alloc : memref<32xf32, private>
+  // expected-error@+1 {{'wi.vload' op expects an i32 lane count, got u32}}
+  %v = wi.vload %m, %i, %c {stride = 2} : (memref<32xf32, private>, i32, u32) -> vector<16xf32>
+  wi.return
+}

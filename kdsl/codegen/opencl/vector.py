@@ -4,7 +4,8 @@ Spellings: ``vector<16xf32>`` is ``float16``; lane masks ``vector<Nxi1>``
 are ``intN`` holding -1 (true) or 0, the type OpenCL's relational operators
 return for 32-bit lanes (64-bit compares are converted to it, and the mask is
 widened back for a 64-bit ``select``). Memory: ``vloadN``/``vstoreN`` (only
-element alignment needed; spelled by :mod:`.vmem`). Signed 32/64-bit ``+ - *`` go through the
+element alignment needed; spelled by :mod:`.vmem`); accesses limited to a lane
+count are staged through a private vector (:mod:`.vcount`). Signed 32/64-bit ``+ - *`` go through the
 unsigned type (``as_uintN``) so overflow wraps, as in the scalar path;
 float -> int casts saturate (``convert_intN_sat_rtz``); an f32 vector divided by a
 splat scalar goes through :mod:`.vdiv` (correctly rounded, no vector divide); max/min with
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kdsl.codegen.opencl import ctypes as ct
-from kdsl.codegen.opencl import streaming, vdiv, vexp2, vmem, vtrig
+from kdsl.codegen.opencl import streaming, vcount, vdiv, vexp2, vmem, vtrig
 from kdsl.codegen.opencl.exprs import _MATH1
 from kdsl.codegen.uniform_div import uniform_divisor
 from kdsl.errors import CompilationError
@@ -50,6 +51,19 @@ def render(r: Renderer, op: Operation, depth: int) -> None:
     """Emit ``op`` (one statement, or a few for ``wi.vreduce``)."""
     a = [r.name(v) for v in op.operands]
     n = op.NAME
+    if n == "wi.gvstore" and _counted(op):
+        vt = op.value.type
+        if _elem(vt).name == "f16":
+            fn = vcount.store_half(r.helper, _lanes(vt), _half_bits(r.helper, _lanes(vt)))
+        else:
+            nt = bool(op.attributes.get("nontemporal", False))
+            fn = vcount.store(r.helper, ct.reg(_elem(vt)), _lanes(vt), "global", nt)
+        r.emit(depth, f"{fn}({a[0]}, {a[2]}, {a[1]});")
+        return
+    if n == "wi.vstore" and _counted(op):
+        vt, space = op.value.type, _space(op.mem.type)
+        r.emit(depth, f"{vcount.store(r.helper, ct.reg(_elem(vt)), _lanes(vt), space)}({a[1]} + {a[2]}, {a[3]}, {a[0]});")
+        return
     if n == "wi.gvstore":
         vt = op.value.type
         if _elem(vt).name == "f16":  # float lanes to half storage, rounded as kd_f2h does
@@ -81,11 +95,31 @@ def _uniform_divide(r: Renderer, op: Operation, a: list[str]) -> str | None:
     return f"{vdiv.declare(r.helper, _lanes(t))}({a[0]}, {r.name(s)})"
 
 
+def _counted(op: Operation) -> bool:
+    """The access is limited to a lane count (an ``i32`` where the guard or ``count`` sits)."""
+    at = {"wi.gvload": 1, "wi.gvstore": 2, "wi.vload": 2, "wi.vstore": 3}[op.NAME]
+    return len(op.operands) > at and op.operands[at].type == ScalarType("i32")
+
+
+def _counted_load(r: Renderer, op: Operation, a: list[str]) -> str:
+    t = op.result.type
+    e, n = _elem(t), _lanes(t)
+    if op.NAME == "wi.gvload":
+        other = a[2] if op.other is not None else "0"
+        if e.name == "f16":
+            return f"{vcount.load_half(r.helper, n, _load_half(r.helper, n, 'private'))}({a[0]}, {a[1]}, {other})"
+        return f"{vcount.load(r.helper, ct.reg(e), n, 'global')}({a[0]}, {a[1]}, {other})"
+    fn = vcount.load(r.helper, ct.reg(e), n, _space(op.mem.type), op.attributes.get("stride", 1))
+    return f"{fn}({a[0]} + {a[1]}, {a[2]}, 0)"
+
+
 def _load(r: Renderer, op: Operation, a: list[str]) -> str:
     t = op.result.type
+    if _counted(op):
+        return _counted_load(r, op, a)
     if op.NAME == "wi.gvload":
         if _elem(t).name == "f16":  # half storage to float lanes, NaN payloads kept as kd_h2f does
-            whole = f"{r.helper(f'kd_ldh{_lanes(t)}', _load_half(r.helper, _lanes(t)))}({a[0]})"
+            whole = f"{_load_half(r.helper, _lanes(t))}({a[0]})"
         else:
             whole = vmem.load(r.helper, ct.reg(_elem(t)), _lanes(t), "global", a[0])
         if op.mask is None:
@@ -237,35 +271,47 @@ def _round_half(n: int) -> str:
     )
 
 
-def _load_half(helper: vmem.Helper, n: int) -> str:
+def _load_half(helper: vmem.Helper, n: int, space: str = "global") -> str:
     """``kd_ldhN``: N f16 values at a global ``ushort*`` as floats -- ``vload_halfN``, with NaN
-    lanes rebuilt from their bits so the payload is kept exactly (the scalar ``kd_h2f``)."""
+    lanes rebuilt from their bits so the payload is kept exactly (the scalar ``kd_h2f``);
+    ``kd_ldhpN`` the same from a private array. Returns the name."""
     f, u, i = f"float{n}", f"uint{n}", f"int{n}"
-    return (
-        f"inline {f} kd_ldh{n}(__global const ushort* p) {{\n"
-        f"  const {u} u = convert_{u}({vmem.load(helper, 'ushort', n, 'global', 'p')});\n"
-        f"  const {f} y = vload_half{n}(0, (__global const half*)p);\n"
+    name, s = (f"kd_ldh{n}", "__global") if space == "global" else (f"kd_ldhp{n}", "__private")
+    return helper(name, (
+        f"inline {f} {name}({s} const ushort* p) {{\n"
+        f"  const {u} u = convert_{u}({vmem.load(helper, 'ushort', n, space, 'p')});\n"
+        f"  const {f} y = vload_half{n}(0, ({s} const half*)p);\n"
         f"  const {u} nan = ((u & 0x8000u) << 16) | 0x7f800000u | ((u & 0x3ffu) << 13);\n"
         f"  const {i} is_nan = ((u & 0x7c00u) == 0x7c00u) & ((u & 0x3ffu) != 0u);\n"
         f"  return select(y, as_{f}(nan), is_nan);\n"
         f"}}\n"
-    )
+    ))
 
 
-def _store_half(helper: vmem.Helper, n: int) -> str:
-    """``kd_sthN``: N float lanes stored as f16 at a global ``ushort*`` -- ``vstore_halfN_rte``,
-    with NaN lanes encoded as the scalar ``kd_f2h`` does (top 10 mantissa bits kept). The bits go
-    out as one ``ushortN`` store (:mod:`.vmem`): PoCL's ``vstore16`` of ushorts is 16 scalar stores,
-    which made this store 1.5x slower (tutorial 05's fp16 LayerNorm)."""
+def _half_bits(helper: vmem.Helper, n: int) -> str:
+    """``kd_hbitsN``: the f16 bits of N float lanes -- ``vstore_halfN_rte``, with NaN lanes encoded
+    as the scalar ``kd_f2h`` does (top 10 mantissa bits kept). Returns the name."""
     f, u, us, sh = f"float{n}", f"uint{n}", f"ushort{n}", f"short{n}"
-    return (
-        f"inline void kd_sth{n}(__global ushort* p, {f} x) {{\n"
+    return helper(f"kd_hbits{n}", (
+        f"inline {us} kd_hbits{n}({f} x) {{\n"
         f"  __private ushort h[{n}];  /* half storage: a half array needs cl_khr_fp16 */\n"
         f"  vstore_half{n}_rte(x, 0, (__private half*)h);\n"
         f"  const {u} u = as_{u}(x);\n"
         f"  const {u} m = (u & 0x7fffffu) >> 13;\n"
         f"  const {us} nan = convert_{us}(((u >> 16) & 0x8000u) | 0x7c00u | select(m, ({u})1u, m == 0u));\n"
-        f"  {vmem.store(helper, 'ushort', n, 'global', 'p', f'select(vload{n}(0, h), nan, convert_{sh}(isnan(x)))')}\n"
+        f"  return select(vload{n}(0, h), nan, convert_{sh}(isnan(x)));\n"
+        f"}}\n"
+    ))
+
+
+def _store_half(helper: vmem.Helper, n: int) -> str:
+    """``kd_sthN``: N float lanes stored as f16 at a global ``ushort*`` (:func:`_half_bits`). The
+    bits go out as one ``ushortN`` store (:mod:`.vmem`): PoCL's ``vstore16`` of ushorts is 16 scalar
+    stores, which made this store 1.5x slower (tutorial 05's fp16 LayerNorm)."""
+    bits = _half_bits(helper, n)
+    return (
+        f"inline void kd_sth{n}(__global ushort* p, float{n} x) {{\n"
+        f"  {vmem.store(helper, 'ushort', n, 'global', 'p', f'{bits}(x)')}\n"
         f"}}\n"
     )
 

@@ -7,17 +7,22 @@ lane by lane, and the ops here move lanes between memory and registers,
 splat a scalar and fold lanes back into a scalar. Why explicit ops rather
 than trusting the target compiler: PoCL never vectorises a loop inside a
 work-item (``PLATFORM.md``), so a renderer must be told, op by op, what is a
-vector. Every access is whole: the vectoriser only emits these ops for lanes
-it proved in bounds (masked lanes run in the scalar remainder loop), or, for
-``wi.gvload``/``wi.gvstore``, guarded by one scalar condition that holds for
-all lanes or for none (a row of a 2-D tile that lies wholly inside or outside
-an image, say).
+vector. An access is whole (the vectoriser proved every lane in bounds), or
+limited by one scalar operand to the *active* lanes:
+
+* an ``i1`` guard of ``wi.gvload``/``wi.gvstore`` -- all lanes or none (a row of a
+  2-D tile that lies wholly inside or outside an image, say);
+* an ``i32`` *lane count* ``k`` (``wi.gvload``/``wi.gvstore``'s ``mask`` position,
+  ``wi.vload``/``wi.vstore``'s trailing ``count``) -- lanes ``0 .. k-1`` (none when
+  ``k <= 0``, all when ``k >= N``): the last, partial iteration of a vector loop
+  (the *lane-count iteration*, docs/LOWERING.md). Inactive lanes touch no memory: a
+  load gives ``other`` (0 when absent) there, a store leaves memory as it was.
 """
 
 from __future__ import annotations
 
-from kdsl.ir.core import Operation, Pure
-from kdsl.ir.dialects.common import require_bool, require_int
+from kdsl.ir.core import Operation, Pure, Value
+from kdsl.ir.dialects.common import require_int
 from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type, VectorType
 
 REDUCE_KINDS = ("add", "mul", "max", "min", "and", "or", "xor")
@@ -29,13 +34,23 @@ def _vector(op: Operation, t: Type, elem: object) -> VectorType:
     return t
 
 
+def _lanes_operand(op: Operation, v: Value | None, guard: bool) -> None:
+    """A lane count is an ``i32``; with ``guard`` (the global accesses' ``mask``) an ``i1`` too."""
+    if v is None or v.type == ScalarType("i32") or (guard and v.type == ScalarType("i1")):
+        return
+    want = "an i1 guard or an i32 lane count" if guard else "an i32 lane count"
+    raise op.error(f"expects {want}, got {v.type}")
+
+
 class VLoadOp(Operation):
-    """``wi.vload %mem, %index [{stride = k}] : vector<NxT>``: elements ``index .. index+N-1`` of a
-    memref, or with ``stride`` the elements ``index + i * k`` (a column of a row-major private
-    tile: the read side of a transpose, gathered lane by lane from L1)."""
+    """``wi.vload %mem, %index [, %count] [{stride = k}] : vector<NxT>``: elements
+    ``index .. index+N-1`` of a memref, or with ``stride`` the elements ``index + i * k`` (a column
+    of a row-major private tile: the read side of a transpose, gathered lane by lane from L1); with
+    the ``i32`` lane ``count``, only lanes ``i < count`` read, the others are 0 and read nothing
+    (they may lie past the array)."""
 
     NAME = "wi.vload"
-    OPERANDS = ("mem", "index")
+    OPERANDS = ("mem", "index", "count?")
     ATTRS = {"stride?": int}
 
     def verify_(self) -> None:
@@ -44,15 +59,17 @@ class VLoadOp(Operation):
             raise self.error("loads from a memref")
         _vector(self, self.result.type, t.element)
         require_int(self, self.index.type)
+        _lanes_operand(self, self.count, guard=False)
         if self.attributes.get("stride", 1) < 1:
             raise self.error("stride must be positive")
 
 
 class VStoreOp(Operation):
-    """``wi.vstore %value, %mem, %index``: write the lanes of ``value`` to ``index .. index+N-1``."""
+    """``wi.vstore %value, %mem, %index [, %count]``: write the lanes of ``value`` to
+    ``index .. index+N-1``; with the ``i32`` lane ``count``, only lanes ``i < count``."""
 
     NAME = "wi.vstore"
-    OPERANDS = ("value", "mem", "index")
+    OPERANDS = ("value", "mem", "index", "count?")
     RESULTS = ()
 
     def verify_(self) -> None:
@@ -61,11 +78,13 @@ class VStoreOp(Operation):
             raise self.error("stores to a memref")
         _vector(self, self.value.type, t.element)
         require_int(self, self.index.type)
+        _lanes_operand(self, self.count, guard=False)
 
 
 class GVLoadOp(Operation):
     """``wi.gvload %ptr [, %mask [, %other]] : vector<NxT>``: the ``N`` consecutive elements at
-    ``ptr .. ptr+N-1``.
+    ``ptr .. ptr+N-1``; with ``mask`` only the active lanes (an ``i1``: all or none, an ``i32``
+    lane count ``k``: lanes ``i < k``) read, the others are ``other`` (0 when absent).
 
     Only element alignment is assumed (``ptr`` need not be aligned to the
     vector size). ``mask`` is one scalar ``i1`` for all lanes: when false no
@@ -73,7 +92,9 @@ class GVLoadOp(Operation):
     the guarded access of ``wi.gload``, decided once per vector. Why a scalar:
     the vectoriser only proves a mask uniform over a chunk (the pixel row of an
     ``(pixels, channels)`` tile), never lane-varying; lane-varying masks keep
-    the scalar loop.
+    the scalar loop. ``mask`` may instead be an ``i32`` lane count ``k``: lanes
+    ``i < k`` read ``ptr + i``, the others are ``other`` and touch no memory
+    (the lane-count iteration ending a vector loop).
     """
 
     NAME = "wi.gvload"
@@ -84,15 +105,15 @@ class GVLoadOp(Operation):
         if not isinstance(pt, PointerType):
             raise self.error("loads through a scalar pointer")
         _vector(self, self.result.type, pt.pointee)
-        if self.mask is not None:
-            require_bool(self, self.mask.type)
+        _lanes_operand(self, self.mask, guard=True)
         if self.other is not None and self.other.type != pt.pointee:
             raise self.error("'other' must be a scalar of the pointee type")
 
 
 class GVStoreOp(Operation):
     """``wi.gvstore %ptr, %value [, %mask]``: write the lanes of ``value`` to ``ptr .. ptr+N-1``;
-    nothing when the scalar ``mask`` (one ``i1`` for all lanes, as in ``wi.gvload``) is false.
+    nothing when the scalar ``mask`` (one ``i1`` for all lanes, as in ``wi.gvload``) is false,
+    only lanes ``i < k`` when ``mask`` is an ``i32`` lane count ``k``.
 
     Optional ``nontemporal``: the streaming-store hint of ``wi.gstore``."""
 
@@ -106,8 +127,7 @@ class GVStoreOp(Operation):
         if not isinstance(pt, PointerType):
             raise self.error("stores through a scalar pointer")
         _vector(self, self.value.type, pt.pointee)
-        if self.mask is not None:
-            require_bool(self, self.mask.type)
+        _lanes_operand(self, self.mask, guard=True)
 
 
 class BroadcastOp(Operation):

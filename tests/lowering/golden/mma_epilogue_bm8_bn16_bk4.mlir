@@ -64,25 +64,43 @@ builtin.module {
       wi.vstore %49, %12, %46 : vector<16xf32>, memref<16xf32, private>, i32
       scf.yield
     }
-    scf.for %45, %4, %7 : i32, i32, i32 {
+    scf.for %45, %42, %43 : i32, i32, i32 {
     ^bb0(%50: i32):
-      %51 = arith.add %15, %50 : i32
-      %52 = wi.addptr %bias_ptr, %51 : (ptr<f32>, i32) -> ptr<f32>
-      %53 = arith.cmp %51, %N {predicate = "lt"} : (i32, i32) -> i1
-      %54 = wi.gload %52, %53, %5 : (ptr<f32>, i1, f32) -> f32
-      wi.store %54, %12, %50 : f32, memref<16xf32, private>, i32
+      %51 = arith.sub %42, %50 : i32
+      %52 = arith.add %15, %50 : i32
+      %53 = wi.addptr %bias_ptr, %52 : (ptr<f32>, i32) -> ptr<f32>
+      %54 = wi.gvload %53, %51 : (ptr<f32>, i32) -> vector<16xf32>
+      wi.vstore %54, %12, %50, %51 : vector<16xf32>, memref<16xf32, private>, i32, i32
       scf.yield
     }
-    %55 = arith.constant {value = 128} : i32
-    %56 = arith.constant {value = 16} : i32
-    scf.for %0, %55, %56 : i32, i32, i32 {
-    ^bb0(%57: i32):
-      %58 = wi.vload %8, %57 : (memref<128xf32, private>, i32) -> vector<16xf32>
-      %59 = arith.rem %57, %4 : i32
-      %60 = wi.vload %12, %59 : (memref<16xf32, private>, i32) -> vector<16xf32>
-      %61 = arith.add %58, %60 : vector<16xf32>
-      %62 = math.tanh %61 : vector<16xf32>
-      wi.vstore %62, %13, %57 : vector<16xf32>, memref<128xf32, private>, i32
+    %55 = wi.broadcast %5 : (f32) -> vector<16xf32>
+    %56 = arith.max %4, %42 : i32
+    %57 = arith.sub %56, %42 : i32
+    %58 = arith.constant {value = 16} : i32
+    %59 = arith.div %57, %58 : i32
+    %60 = arith.mul %59, %58 : i32
+    %61 = arith.add %42, %60 : i32
+    scf.for %42, %61, %58 : i32, i32, i32 {
+    ^bb0(%62: i32):
+      wi.vstore %55, %12, %62 : vector<16xf32>, memref<16xf32, private>, i32
+      scf.yield
+    }
+    scf.for %61, %56, %58 : i32, i32, i32 {
+    ^bb0(%63: i32):
+      %64 = arith.sub %56, %63 : i32
+      wi.vstore %55, %12, %63, %64 : vector<16xf32>, memref<16xf32, private>, i32, i32
+      scf.yield
+    }
+    %65 = arith.constant {value = 128} : i32
+    %66 = arith.constant {value = 16} : i32
+    scf.for %0, %65, %66 : i32, i32, i32 {
+    ^bb0(%67: i32):
+      %68 = wi.vload %8, %67 : (memref<128xf32, private>, i32) -> vector<16xf32>
+      %69 = arith.rem %67, %4 : i32
+      %70 = wi.vload %12, %69 : (memref<16xf32, private>, i32) -> vector<16xf32>
+      %71 = arith.add %68, %70 : vector<16xf32>
+      %72 = math.tanh %71 : vector<16xf32>
+      wi.vstore %72, %13, %67 : vector<16xf32>, memref<128xf32, private>, i32
       scf.yield
     }
     wi.block_store %13, %37, %N, %38, %39 {shape = (8, 16)} : memref<128xf32, private>, ptr<f32>, i32, i32, i32

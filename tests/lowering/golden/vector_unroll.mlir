@@ -81,76 +81,84 @@ builtin.module {
       %66 = arith.max %62, %64 {propagate_nan = true} : vector<16xf32>
       scf.yield %65, %66 : vector<16xf32>, vector<16xf32>
     }
-    %67 = wi.vreduce %58 {kind = "add"} : (vector<16xf32>) -> f32
-    %68 = arith.add %z, %67 : f32
-    %69 = wi.vreduce %59 {kind = "max", propagate_nan = true} : (vector<16xf32>) -> f32
-    %sum, %mx = scf.for %4, %1, %c1, %68, %69 : (i32, i32, i32, f32, f32) -> (f32, f32) {
-    ^bb0(%s: i32, %a: f32, %b: f32):
-      %p = wi.addptr %x, %s : (ptr<f32>, i32) -> ptr<f32>
-      %m = arith.cmp %s, %n {predicate = "lt"} : (i32, i32) -> i1
-      %v = wi.gload %p, %m, %ninf : (ptr<f32>, i1, f32) -> f32
-      %a2 = arith.add %a, %v : f32
-      %b2 = arith.max %b, %v {propagate_nan = true} : f32
-      scf.yield %a2, %b2 : f32, f32
+    %67, %68 = scf.for %4, %1, %2, %58, %59 : (i32, i32, i32, vector<16xf32>, vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
+    ^bb0(%69: i32, %70: vector<16xf32>, %71: vector<16xf32>):
+      %72 = arith.sub %1, %69 : i32
+      %73 = wi.addptr %x, %69 : (ptr<f32>, i32) -> ptr<f32>
+      %74 = wi.gvload %73, %72 : (ptr<f32>, i32) -> vector<16xf32>
+      %75 = arith.add %70, %74 : vector<16xf32>
+      %76 = arith.max %71, %74 {propagate_nan = true} : vector<16xf32>
+      %77 = wi.lane_ids : vector<16xi32>
+      %78 = wi.broadcast %72 : (i32) -> vector<16xi32>
+      %79 = arith.cmp %77, %78 {predicate = "lt"} : (vector<16xi32>, vector<16xi32>) -> vector<16xi1>
+      %80 = arith.select %79, %75, %70 : (vector<16xi1>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+      %81 = arith.select %79, %76, %71 : (vector<16xi1>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+      scf.yield %80, %81 : vector<16xf32>, vector<16xf32>
     }
-    %70 = wi.broadcast %ninf : (f32) -> vector<16xf32>
-    %71 = arith.max %c256, %1 : i32
-    %72 = arith.sub %71, %1 : i32
-    %73 = arith.constant {value = 16} : i32
-    %74 = arith.div %72, %73 : i32
-    %75 = arith.mul %74, %73 : i32
-    %76 = arith.add %1, %75 : i32
-    %77 = arith.constant {value = -0.0} : f32
-    %78 = wi.broadcast %77 : (f32) -> vector<16xf32>
-    %79 = wi.broadcast %mx : (f32) -> vector<16xf32>
-    %80 = arith.constant {value = 64} : i32
-    %81 = arith.sub %76, %1 : i32
-    %82 = arith.div %81, %80 : i32
-    %83 = arith.mul %82, %80 : i32
-    %84 = arith.add %1, %83 : i32
-    %85, %86, %87, %88, %89, %90, %91, %92 = scf.for %1, %84, %80, %78, %79, %78, %79, %78, %79, %78, %79 : (i32, i32, i32, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
-    ^bb0(%93: i32, %94: vector<16xf32>, %95: vector<16xf32>, %96: vector<16xf32>, %97: vector<16xf32>, %98: vector<16xf32>, %99: vector<16xf32>, %100: vector<16xf32>, %101: vector<16xf32>):
-      %102 = arith.add %94, %70 : vector<16xf32>
-      %103 = arith.max %95, %70 {propagate_nan = true} : vector<16xf32>
-      %104 = arith.constant {value = 16} : i32
-      %105 = arith.add %93, %104 : i32
-      %106 = arith.add %96, %70 : vector<16xf32>
-      %107 = arith.max %97, %70 {propagate_nan = true} : vector<16xf32>
-      %108 = arith.constant {value = 32} : i32
-      %109 = arith.add %93, %108 : i32
-      %110 = arith.add %98, %70 : vector<16xf32>
-      %111 = arith.max %99, %70 {propagate_nan = true} : vector<16xf32>
-      %112 = arith.constant {value = 48} : i32
-      %113 = arith.add %93, %112 : i32
-      %114 = arith.add %100, %70 : vector<16xf32>
-      %115 = arith.max %101, %70 {propagate_nan = true} : vector<16xf32>
-      scf.yield %102, %103, %106, %107, %110, %111, %114, %115 : vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>
+    %82 = wi.vreduce %67 {kind = "add"} : (vector<16xf32>) -> f32
+    %83 = arith.add %z, %82 : f32
+    %84 = wi.vreduce %68 {kind = "max", propagate_nan = true} : (vector<16xf32>) -> f32
+    %85 = wi.broadcast %ninf : (f32) -> vector<16xf32>
+    %86 = arith.max %c256, %1 : i32
+    %87 = arith.sub %86, %1 : i32
+    %88 = arith.constant {value = 16} : i32
+    %89 = arith.div %87, %88 : i32
+    %90 = arith.mul %89, %88 : i32
+    %91 = arith.add %1, %90 : i32
+    %92 = arith.constant {value = -0.0} : f32
+    %93 = wi.broadcast %92 : (f32) -> vector<16xf32>
+    %94 = wi.broadcast %84 : (f32) -> vector<16xf32>
+    %95 = arith.constant {value = 64} : i32
+    %96 = arith.sub %91, %1 : i32
+    %97 = arith.div %96, %95 : i32
+    %98 = arith.mul %97, %95 : i32
+    %99 = arith.add %1, %98 : i32
+    %100, %101, %102, %103, %104, %105, %106, %107 = scf.for %1, %99, %95, %93, %94, %93, %94, %93, %94, %93, %94 : (i32, i32, i32, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+    ^bb0(%108: i32, %109: vector<16xf32>, %110: vector<16xf32>, %111: vector<16xf32>, %112: vector<16xf32>, %113: vector<16xf32>, %114: vector<16xf32>, %115: vector<16xf32>, %116: vector<16xf32>):
+      %117 = arith.add %109, %85 : vector<16xf32>
+      %118 = arith.max %110, %85 {propagate_nan = true} : vector<16xf32>
+      %119 = arith.constant {value = 16} : i32
+      %120 = arith.add %108, %119 : i32
+      %121 = arith.add %111, %85 : vector<16xf32>
+      %122 = arith.max %112, %85 {propagate_nan = true} : vector<16xf32>
+      %123 = arith.constant {value = 32} : i32
+      %124 = arith.add %108, %123 : i32
+      %125 = arith.add %113, %85 : vector<16xf32>
+      %126 = arith.max %114, %85 {propagate_nan = true} : vector<16xf32>
+      %127 = arith.constant {value = 48} : i32
+      %128 = arith.add %108, %127 : i32
+      %129 = arith.add %115, %85 : vector<16xf32>
+      %130 = arith.max %116, %85 {propagate_nan = true} : vector<16xf32>
+      scf.yield %117, %118, %121, %122, %125, %126, %129, %130 : vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>
     }
-    %116 = arith.add %85, %87 : vector<16xf32>
-    %117 = arith.add %89, %91 : vector<16xf32>
-    %118 = arith.add %116, %117 : vector<16xf32>
-    %119 = arith.max %86, %88 {propagate_nan = true} : vector<16xf32>
-    %120 = arith.max %90, %92 {propagate_nan = true} : vector<16xf32>
-    %121 = arith.max %119, %120 {propagate_nan = true} : vector<16xf32>
-    %122, %123 = scf.for %84, %76, %73, %118, %121 : (i32, i32, i32, vector<16xf32>, vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
-    ^bb0(%124: i32, %125: vector<16xf32>, %126: vector<16xf32>):
-      %127 = arith.add %125, %70 : vector<16xf32>
-      %128 = arith.max %126, %70 {propagate_nan = true} : vector<16xf32>
-      scf.yield %127, %128 : vector<16xf32>, vector<16xf32>
+    %131 = arith.add %100, %102 : vector<16xf32>
+    %132 = arith.add %104, %106 : vector<16xf32>
+    %133 = arith.add %131, %132 : vector<16xf32>
+    %134 = arith.max %101, %103 {propagate_nan = true} : vector<16xf32>
+    %135 = arith.max %105, %107 {propagate_nan = true} : vector<16xf32>
+    %136 = arith.max %134, %135 {propagate_nan = true} : vector<16xf32>
+    %137, %138 = scf.for %99, %91, %88, %133, %136 : (i32, i32, i32, vector<16xf32>, vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
+    ^bb0(%139: i32, %140: vector<16xf32>, %141: vector<16xf32>):
+      %142 = arith.add %140, %85 : vector<16xf32>
+      %143 = arith.max %141, %85 {propagate_nan = true} : vector<16xf32>
+      scf.yield %142, %143 : vector<16xf32>, vector<16xf32>
     }
-    %129 = wi.vreduce %122 {kind = "add"} : (vector<16xf32>) -> f32
-    %130 = arith.add %sum, %129 : f32
-    %131 = wi.vreduce %123 {kind = "max", propagate_nan = true} : (vector<16xf32>) -> f32
-    %sum_1, %mx_1 = scf.for %76, %c256, %c1, %130, %131 : (i32, i32, i32, f32, f32) -> (f32, f32) {
-    ^bb0(%s_1: i32, %a_1: f32, %b_1: f32):
-      %p_1 = wi.addptr %x, %s_1 : (ptr<f32>, i32) -> ptr<f32>
-      %m_1 = arith.cmp %s_1, %n {predicate = "lt"} : (i32, i32) -> i1
-      %v_1 = wi.gload %p_1, %m_1, %ninf : (ptr<f32>, i1, f32) -> f32
-      %a2_1 = arith.add %a_1, %v_1 : f32
-      %b2_1 = arith.max %b_1, %v_1 {propagate_nan = true} : f32
-      scf.yield %a2_1, %b2_1 : f32, f32
+    %144, %145 = scf.for %91, %86, %88, %137, %138 : (i32, i32, i32, vector<16xf32>, vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
+    ^bb0(%146: i32, %147: vector<16xf32>, %148: vector<16xf32>):
+      %149 = arith.sub %86, %146 : i32
+      %150 = arith.add %147, %85 : vector<16xf32>
+      %151 = arith.max %148, %85 {propagate_nan = true} : vector<16xf32>
+      %152 = wi.lane_ids : vector<16xi32>
+      %153 = wi.broadcast %149 : (i32) -> vector<16xi32>
+      %154 = arith.cmp %152, %153 {predicate = "lt"} : (vector<16xi32>, vector<16xi32>) -> vector<16xi1>
+      %155 = arith.select %154, %150, %147 : (vector<16xi1>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+      %156 = arith.select %154, %151, %148 : (vector<16xi1>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+      scf.yield %155, %156 : vector<16xf32>, vector<16xf32>
     }
-    %r = arith.add %sum_1, %mx_1 : f32
+    %157 = wi.vreduce %144 {kind = "add"} : (vector<16xf32>) -> f32
+    %158 = arith.add %83, %157 : f32
+    %159 = wi.vreduce %145 {kind = "max", propagate_nan = true} : (vector<16xf32>) -> f32
+    %r = arith.add %158, %159 : f32
     wi.gstore %y, %r : ptr<f32>, f32
     wi.return
   }

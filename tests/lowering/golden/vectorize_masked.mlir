@@ -44,15 +44,15 @@ builtin.module {
       wi.gvstore %11, %10 : ptr<f32>, vector<16xf32>
       scf.yield
     }
-    scf.for %5, %2, %c1 : i32, i32, i32 {
-    ^bb0(%s: i32):
-      %i = arith.add %base, %s : i32
-      %p = wi.addptr %x, %i : (ptr<f32>, i32) -> ptr<f32>
-      %m = arith.cmp %i, %n {predicate = "lt"} : (i32, i32) -> i1
-      %v = wi.gload %p, %m : (ptr<f32>, i1) -> f32
-      %w = math.exp %v : f32
-      %q = wi.addptr %y, %i : (ptr<f32>, i32) -> ptr<f32>
-      wi.gstore %q, %w, %m : ptr<f32>, f32, i1
+    scf.for %5, %2, %3 : i32, i32, i32 {
+    ^bb0(%12: i32):
+      %13 = arith.sub %2, %12 : i32
+      %14 = arith.add %base, %12 : i32
+      %15 = wi.addptr %x, %14 : (ptr<f32>, i32) -> ptr<f32>
+      %16 = wi.gvload %15, %13 : (ptr<f32>, i32) -> vector<16xf32>
+      %17 = math.exp %16 : vector<16xf32>
+      %18 = wi.addptr %y, %14 : (ptr<f32>, i32) -> ptr<f32>
+      wi.gvstore %18, %17, %13 : ptr<f32>, vector<16xf32>, i32
       scf.yield
     }
     wi.return

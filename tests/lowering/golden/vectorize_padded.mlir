@@ -55,70 +55,85 @@ builtin.module {
       %13 = arith.add %9, %12 : vector<16xf32>
       scf.yield %13 : vector<16xf32>
     }
-    %14 = wi.vreduce %7 {kind = "add"} : (vector<16xf32>) -> f32
-    %15 = arith.add %z, %14 : f32
-    %sum = scf.for %4, %1, %c1, %15 : (i32, i32, i32, f32) -> f32 {
-    ^bb0(%s: i32, %acc: f32):
-      %p = wi.addptr %x, %s : (ptr<f32>, i32) -> ptr<f32>
-      %m = arith.cmp %s, %n {predicate = "lt"} : (i32, i32) -> i1
-      %v = wi.gload %p, %m, %ninf : (ptr<f32>, i1, f32) -> f32
-      %e = math.exp %v : f32
-      wi.store %e, %row, %s : f32, memref<64xf32, private>, i32
-      %r = arith.add %acc, %e : f32
-      scf.yield %r : f32
+    %14 = scf.for %4, %1, %2, %7 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
+    ^bb0(%15: i32, %16: vector<16xf32>):
+      %17 = arith.sub %1, %15 : i32
+      %18 = wi.addptr %x, %15 : (ptr<f32>, i32) -> ptr<f32>
+      %19 = wi.gvload %18, %17 : (ptr<f32>, i32) -> vector<16xf32>
+      %20 = math.exp %19 : vector<16xf32>
+      wi.vstore %20, %row, %15, %17 : vector<16xf32>, memref<64xf32, private>, i32, i32
+      %21 = arith.add %16, %20 : vector<16xf32>
+      %22 = wi.lane_ids : vector<16xi32>
+      %23 = wi.broadcast %17 : (i32) -> vector<16xi32>
+      %24 = arith.cmp %22, %23 {predicate = "lt"} : (vector<16xi32>, vector<16xi32>) -> vector<16xi1>
+      %25 = arith.select %24, %21, %16 : (vector<16xi1>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+      scf.yield %25 : vector<16xf32>
     }
-    %16 = wi.broadcast %ninf : (f32) -> vector<16xf32>
-    %17 = arith.max %c64, %1 : i32
-    %18 = arith.sub %17, %1 : i32
-    %19 = arith.constant {value = 16} : i32
-    %20 = arith.div %18, %19 : i32
-    %21 = arith.mul %20, %19 : i32
-    %22 = arith.add %1, %21 : i32
-    %23 = arith.constant {value = -0.0} : f32
-    %24 = wi.broadcast %23 : (f32) -> vector<16xf32>
-    %25 = scf.for %1, %22, %19, %24 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
-    ^bb0(%26: i32, %27: vector<16xf32>):
-      %28 = math.exp %16 : vector<16xf32>
-      wi.vstore %28, %row, %26 : vector<16xf32>, memref<64xf32, private>, i32
-      %29 = arith.add %27, %28 : vector<16xf32>
-      scf.yield %29 : vector<16xf32>
+    %26 = wi.vreduce %14 {kind = "add"} : (vector<16xf32>) -> f32
+    %27 = arith.add %z, %26 : f32
+    %28 = wi.broadcast %ninf : (f32) -> vector<16xf32>
+    %29 = arith.max %c64, %1 : i32
+    %30 = arith.sub %29, %1 : i32
+    %31 = arith.constant {value = 16} : i32
+    %32 = arith.div %30, %31 : i32
+    %33 = arith.mul %32, %31 : i32
+    %34 = arith.add %1, %33 : i32
+    %35 = arith.constant {value = -0.0} : f32
+    %36 = wi.broadcast %35 : (f32) -> vector<16xf32>
+    %37 = scf.for %1, %34, %31, %36 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
+    ^bb0(%38: i32, %39: vector<16xf32>):
+      %40 = math.exp %28 : vector<16xf32>
+      wi.vstore %40, %row, %38 : vector<16xf32>, memref<64xf32, private>, i32
+      %41 = arith.add %39, %40 : vector<16xf32>
+      scf.yield %41 : vector<16xf32>
     }
-    %30 = wi.vreduce %25 {kind = "add"} : (vector<16xf32>) -> f32
-    %31 = arith.add %sum, %30 : f32
-    %sum_1 = scf.for %22, %c64, %c1, %31 : (i32, i32, i32, f32) -> f32 {
-    ^bb0(%s_1: i32, %acc_1: f32):
-      %p_1 = wi.addptr %x, %s_1 : (ptr<f32>, i32) -> ptr<f32>
-      %m_1 = arith.cmp %s_1, %n {predicate = "lt"} : (i32, i32) -> i1
-      %v_1 = wi.gload %p_1, %m_1, %ninf : (ptr<f32>, i1, f32) -> f32
-      %e_1 = math.exp %v_1 : f32
-      wi.store %e_1, %row, %s_1 : f32, memref<64xf32, private>, i32
-      %r_1 = arith.add %acc_1, %e_1 : f32
-      scf.yield %r_1 : f32
+    %42 = scf.for %34, %29, %31, %37 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
+    ^bb0(%43: i32, %44: vector<16xf32>):
+      %45 = arith.sub %29, %43 : i32
+      %46 = math.exp %28 : vector<16xf32>
+      wi.vstore %46, %row, %43, %45 : vector<16xf32>, memref<64xf32, private>, i32, i32
+      %47 = arith.add %44, %46 : vector<16xf32>
+      %48 = wi.lane_ids : vector<16xi32>
+      %49 = wi.broadcast %45 : (i32) -> vector<16xi32>
+      %50 = arith.cmp %48, %49 {predicate = "lt"} : (vector<16xi32>, vector<16xi32>) -> vector<16xi1>
+      %51 = arith.select %50, %47, %44 : (vector<16xi1>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+      scf.yield %51 : vector<16xf32>
     }
-    %32 = arith.min %c64, %n : i32
-    %33 = arith.constant {value = 1} : i32
-    %34 = arith.add %n, %33 : i32
-    %35 = arith.min %32, %34 : i32
-    %36 = arith.max %35, %c0 : i32
-    %37 = arith.constant {value = 16} : i32
-    %38 = arith.div %36, %37 : i32
-    %39 = arith.mul %38, %37 : i32
-    %40 = arith.max %n, %34 : i32
-    %41 = arith.min %c64, %40 : i32
-    %42 = arith.max %36, %41 : i32
-    scf.for %c0, %39, %37 : i32, i32, i32 {
-    ^bb0(%43: i32):
-      %44 = wi.addptr %x, %43 : (ptr<f32>, i32) -> ptr<f32>
-      %45 = wi.gvload %44 : (ptr<f32>) -> vector<16xf32>
-      %46 = wi.addptr %y, %43 : (ptr<f32>, i32) -> ptr<f32>
-      wi.gvstore %46, %45 : ptr<f32>, vector<16xf32>
+    %52 = wi.vreduce %42 {kind = "add"} : (vector<16xf32>) -> f32
+    %53 = arith.add %27, %52 : f32
+    %54 = arith.min %c64, %n : i32
+    %55 = arith.constant {value = 1} : i32
+    %56 = arith.add %n, %55 : i32
+    %57 = arith.min %54, %56 : i32
+    %58 = arith.max %57, %c0 : i32
+    %59 = arith.constant {value = 16} : i32
+    %60 = arith.div %58, %59 : i32
+    %61 = arith.mul %60, %59 : i32
+    %62 = arith.max %n, %56 : i32
+    %63 = arith.min %c64, %62 : i32
+    %64 = arith.max %58, %63 : i32
+    scf.for %c0, %61, %59 : i32, i32, i32 {
+    ^bb0(%65: i32):
+      %66 = wi.addptr %x, %65 : (ptr<f32>, i32) -> ptr<f32>
+      %67 = wi.gvload %66 : (ptr<f32>) -> vector<16xf32>
+      %68 = wi.addptr %y, %65 : (ptr<f32>, i32) -> ptr<f32>
+      wi.gvstore %68, %67 : ptr<f32>, vector<16xf32>
       scf.yield
     }
-    scf.for %39, %42, %c1 : i32, i32, i32 {
+    scf.for %61, %58, %59 : i32, i32, i32 {
+    ^bb0(%69: i32):
+      %70 = arith.sub %58, %69 : i32
+      %71 = wi.addptr %x, %69 : (ptr<f32>, i32) -> ptr<f32>
+      %72 = wi.gvload %71, %70 : (ptr<f32>, i32) -> vector<16xf32>
+      %73 = wi.addptr %y, %69 : (ptr<f32>, i32) -> ptr<f32>
+      wi.gvstore %73, %72, %70 : ptr<f32>, vector<16xf32>, i32
+      scf.yield
+    }
+    scf.for %58, %64, %c1 : i32, i32, i32 {
     ^bb0(%t: i32):
       %p2 = wi.addptr %x, %t : (ptr<f32>, i32) -> ptr<f32>
       %m2 = arith.cmp %t, %n {predicate = "lt"} : (i32, i32) -> i1
-      %v2 = wi.gload %p2, %m2, %sum_1 : (ptr<f32>, i1, f32) -> f32
+      %v2 = wi.gload %p2, %m2, %53 : (ptr<f32>, i1, f32) -> f32
       %q2 = wi.addptr %y, %t : (ptr<f32>, i32) -> ptr<f32>
       %m3 = arith.cmp %t, %n {predicate = "le"} : (i32, i32) -> i1
       wi.gstore %q2, %v2, %m3 : ptr<f32>, f32, i1

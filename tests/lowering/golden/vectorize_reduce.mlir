@@ -58,28 +58,33 @@ builtin.module {
       %12 = arith.max %10, %11 {propagate_nan = false} : vector<16xf32>
       scf.yield %12 : vector<16xf32>
     }
-    %13 = wi.vreduce %8 {kind = "max", propagate_nan = false} : (vector<16xf32>) -> f32
-    %mx = scf.for %5, %c64, %c1, %13 : (i32, i32, i32, f32) -> f32 {
-    ^bb0(%s2: i32, %acc: f32):
-      %e = wi.load %row, %s2 : (memref<64xf32, private>, i32) -> f32
-      %r = arith.max %acc, %e {propagate_nan = false} : f32
-      scf.yield %r : f32
+    %13 = scf.for %5, %c64, %7, %8 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
+    ^bb0(%14: i32, %15: vector<16xf32>):
+      %16 = arith.sub %c64, %14 : i32
+      %17 = wi.vload %row, %14, %16 : (memref<64xf32, private>, i32, i32) -> vector<16xf32>
+      %18 = arith.max %15, %17 {propagate_nan = false} : vector<16xf32>
+      %19 = wi.lane_ids : vector<16xi32>
+      %20 = wi.broadcast %16 : (i32) -> vector<16xi32>
+      %21 = arith.cmp %19, %20 {predicate = "lt"} : (vector<16xi32>, vector<16xi32>) -> vector<16xi1>
+      %22 = arith.select %21, %18, %15 : (vector<16xi1>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+      scf.yield %22 : vector<16xf32>
     }
-    %14 = wi.broadcast %mx : (f32) -> vector<16xf32>
-    %15 = arith.constant {value = 64} : i32
-    %16 = arith.constant {value = -0.0} : f32
-    %17 = wi.broadcast %16 : (f32) -> vector<16xf32>
-    %18 = arith.constant {value = 16} : i32
-    %19 = scf.for %c0, %15, %18, %17 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
-    ^bb0(%20: i32, %21: vector<16xf32>):
-      %22 = wi.vload %row, %20 : (memref<64xf32, private>, i32) -> vector<16xf32>
-      %23 = arith.sub %22, %14 : vector<16xf32>
-      %24 = arith.add %21, %23 : vector<16xf32>
-      scf.yield %24 : vector<16xf32>
+    %23 = wi.vreduce %13 {kind = "max", propagate_nan = false} : (vector<16xf32>) -> f32
+    %24 = wi.broadcast %23 : (f32) -> vector<16xf32>
+    %25 = arith.constant {value = 64} : i32
+    %26 = arith.constant {value = -0.0} : f32
+    %27 = wi.broadcast %26 : (f32) -> vector<16xf32>
+    %28 = arith.constant {value = 16} : i32
+    %29 = scf.for %c0, %25, %28, %27 : (i32, i32, i32, vector<16xf32>) -> vector<16xf32> {
+    ^bb0(%30: i32, %31: vector<16xf32>):
+      %32 = wi.vload %row, %30 : (memref<64xf32, private>, i32) -> vector<16xf32>
+      %33 = arith.sub %32, %24 : vector<16xf32>
+      %34 = arith.add %31, %33 : vector<16xf32>
+      scf.yield %34 : vector<16xf32>
     }
-    %25 = wi.vreduce %19 {kind = "add"} : (vector<16xf32>) -> f32
-    %26 = arith.add %z, %25 : f32
-    wi.gstore %y, %26 : ptr<f32>, f32
+    %35 = wi.vreduce %29 {kind = "add"} : (vector<16xf32>) -> f32
+    %36 = arith.add %z, %35 : f32
+    wi.gstore %y, %36 : ptr<f32>, f32
     wi.return
   }
 }

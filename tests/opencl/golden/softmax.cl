@@ -9,6 +9,29 @@
 #ifdef __clang__
 typedef float16 __attribute__((aligned(4))) kd_ufloat16;
 #endif
+#if defined(__clang__) && defined(__AVX512F__)
+typedef float kd_v16sf __attribute__((vector_size(64)));
+typedef int kd_v16si __attribute__((vector_size(64)));
+#define KD_LANES16(n) ((ushort)((n) <= 0 ? 0u : (n) >= 16 ? 0xFFFFu : (1u << (n)) - 1u))
+#endif
+inline float16 kd_ldn_float16_global(__global const float* p, int n, float o) {
+#if defined(__clang__) && defined(__AVX512F__)
+  return __builtin_convertvector(__builtin_ia32_loadups512_mask((__global const void*)p, __builtin_convertvector((float16)(o), kd_v16sf), KD_LANES16(n)), float16);
+#else
+  __private float t[16];
+  for (int i = 0; i < 16; i++) t[i] = i < n ? p[i] : o;
+  return KD_VLD(float, 16, __private, t);
+#endif
+}
+inline void kd_stn_float16_private(__private float* p, int n, float16 v) {
+#if defined(__clang__) && defined(__AVX512F__)
+  __builtin_ia32_storeups512_mask((__private void*)p, __builtin_convertvector(v, kd_v16sf), KD_LANES16(n));
+#else
+  __private float t[16];
+  KD_VST(float, 16, __private, t, v);
+  for (int i = 0; i < min(n, 16); i++) p[i] = t[i];
+#endif
+}
 inline float16 kd_divu16(float16 x, float s) {
   const float r = 1.0f / s;
   const float16 q = x * r;
@@ -22,6 +45,24 @@ inline float16 kd_divu16(float16 x, float s) {
   const int2 ok2 = ok4.lo & ok4.hi;
   if (((ok2.x & ok2.y) < 0) && as >= 0x1p-40f && as <= 0x1p40f) return select(q1, q, zero);
   return (float16)(x.lo / s, x.hi / s);
+}
+inline float16 kd_ldn_float16_private(__private const float* p, int n, float o) {
+#if defined(__clang__) && defined(__AVX512F__)
+  return __builtin_convertvector(__builtin_ia32_loadups512_mask((__private const void*)p, __builtin_convertvector((float16)(o), kd_v16sf), KD_LANES16(n)), float16);
+#else
+  __private float t[16];
+  for (int i = 0; i < 16; i++) t[i] = i < n ? p[i] : o;
+  return KD_VLD(float, 16, __private, t);
+#endif
+}
+inline void kd_stn_float16_global(__global float* p, int n, float16 v) {
+#if defined(__clang__) && defined(__AVX512F__)
+  __builtin_ia32_storeups512_mask((__global void*)p, __builtin_convertvector(v, kd_v16sf), KD_LANES16(n));
+#else
+  __private float t[16];
+  KD_VST(float, 16, __private, t, v);
+  for (int i = 0; i < min(n, 16); i++) p[i] = t[i];
+#endif
 }
 __kernel void softmax_kernel(
     __global uchar* output_ptr_base,
@@ -89,153 +130,165 @@ __kernel void softmax_kernel(
       const float16 v43 = fmax(v39, v42);
       v39 = v43;
     }
-    const float8 t44 = fmax(v39.lo, v39.hi);
-    const float4 t45 = fmax(t44.lo, t44.hi);
-    const float2 t46 = fmax(t45.lo, t45.hi);
-    const float t47 = fmax(t46.lo, t46.hi);
-    float v48 = t47;
-    for (int v49 = v10; v49 < v8; v49 += 1) {
-      __global float* const v50 = ((__global float*)v6 + v49);
-      const uchar v51 = ((uchar)(v49 < n_cols));
-      const float v52 = (v51 ? *v50 : -INFINITY);
-      const float v53 = fmax(v48, v52);
-      v48 = v53;
+    float16 v44 = v39;
+    for (int v45 = v10; v45 < v8; v45 += 16) {
+      const int v46 = ((int)((uint)v8 - (uint)v45));
+      __global float* const v47 = ((__global float*)v6 + v45);
+      const float16 v48 = kd_ldn_float16_global(v47, v46, 0);
+      const float16 v49 = fmax(v44, v48);
+      const int16 v50 = ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+      const int16 v51 = ((int16)(v46));
+      const int16 v52 = (v50 < v51);
+      const float16 v53 = select(v44, v49, v52);
+      v44 = v53;
     }
-    const float16 v54 = ((float16)(-INFINITY));
-    const int v55 = max(1024, v8);
-    const int v56 = ((int)((uint)v55 - (uint)v8));
-    const int v57 = ((int)(v56 / 16));
-    const int v58 = ((int)((uint)v57 * (uint)16));
-    const int v59 = ((int)((uint)v8 + (uint)v58));
-    const float16 v60 = ((float16)(v48));
-    const int v61 = ((int)((uint)v59 - (uint)v8));
-    const int v62 = ((int)(v61 / 64));
-    const int v63 = ((int)((uint)v62 * (uint)64));
-    const int v64 = ((int)((uint)v8 + (uint)v63));
-    float16 v65 = v60;
-    float16 v66 = v60;
-    float16 v67 = v60;
-    float16 v68 = v60;
-    for (int v69 = v8; v69 < v64; v69 += 64) {
-      const float16 v70 = fmax(v65, v54);
-      const int v71 = ((int)((uint)v69 + (uint)16));
-      const float16 v72 = fmax(v66, v54);
-      const int v73 = ((int)((uint)v69 + (uint)32));
-      const float16 v74 = fmax(v67, v54);
-      const int v75 = ((int)((uint)v69 + (uint)48));
-      const float16 v76 = fmax(v68, v54);
-      const float16 t76_0 = v70;
-      const float16 t76_1 = v72;
-      const float16 t76_2 = v74;
-      const float16 t76_3 = v76;
-      v65 = t76_0;
-      v66 = t76_1;
-      v67 = t76_2;
-      v68 = t76_3;
+    const float8 t54 = fmax(v44.lo, v44.hi);
+    const float4 t55 = fmax(t54.lo, t54.hi);
+    const float2 t56 = fmax(t55.lo, t55.hi);
+    const float t57 = fmax(t56.lo, t56.hi);
+    const float16 v58 = ((float16)(-INFINITY));
+    const int v59 = max(1024, v8);
+    const int v60 = ((int)((uint)v59 - (uint)v8));
+    const int v61 = ((int)(v60 / 16));
+    const int v62 = ((int)((uint)v61 * (uint)16));
+    const int v63 = ((int)((uint)v8 + (uint)v62));
+    const float16 v64 = ((float16)(t57));
+    const int v65 = ((int)((uint)v63 - (uint)v8));
+    const int v66 = ((int)(v65 / 64));
+    const int v67 = ((int)((uint)v66 * (uint)64));
+    const int v68 = ((int)((uint)v8 + (uint)v67));
+    float16 v69 = v64;
+    float16 v70 = v64;
+    float16 v71 = v64;
+    float16 v72 = v64;
+    for (int v73 = v8; v73 < v68; v73 += 64) {
+      const float16 v74 = fmax(v69, v58);
+      const int v75 = ((int)((uint)v73 + (uint)16));
+      const float16 v76 = fmax(v70, v58);
+      const int v77 = ((int)((uint)v73 + (uint)32));
+      const float16 v78 = fmax(v71, v58);
+      const int v79 = ((int)((uint)v73 + (uint)48));
+      const float16 v80 = fmax(v72, v58);
+      const float16 t80_0 = v74;
+      const float16 t80_1 = v76;
+      const float16 t80_2 = v78;
+      const float16 t80_3 = v80;
+      v69 = t80_0;
+      v70 = t80_1;
+      v71 = t80_2;
+      v72 = t80_3;
     }
-    const float16 v77 = fmax(v65, v66);
-    const float16 v78 = fmax(v67, v68);
-    const float16 v79 = fmax(v77, v78);
-    float16 v80 = v79;
-    for (int v81 = v64; v81 < v59; v81 += 16) {
-      const float16 v82 = fmax(v80, v54);
-      v80 = v82;
+    const float16 v81 = fmax(v69, v70);
+    const float16 v82 = fmax(v71, v72);
+    const float16 v83 = fmax(v81, v82);
+    float16 v84 = v83;
+    for (int v85 = v68; v85 < v63; v85 += 16) {
+      const float16 v86 = fmax(v84, v58);
+      v84 = v86;
     }
-    const float8 t83 = fmax(v80.lo, v80.hi);
-    const float4 t84 = fmax(t83.lo, t83.hi);
-    const float2 t85 = fmax(t84.lo, t84.hi);
-    const float t86 = fmax(t85.lo, t85.hi);
-    float v87 = t86;
-    for (int v88 = v59; v88 < 1024; v88 += 1) {
-      __global float* const v89 = ((__global float*)v6 + v88);
-      const uchar v90 = ((uchar)(v88 < n_cols));
-      const float v91 = (v90 ? *v89 : -INFINITY);
-      const float v92 = fmax(v87, v91);
-      v87 = v92;
+    float16 v87 = v84;
+    for (int v88 = v63; v88 < v59; v88 += 16) {
+      const int v89 = ((int)((uint)v59 - (uint)v88));
+      const float16 v90 = fmax(v87, v58);
+      const int16 v91 = ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+      const int16 v92 = ((int16)(v89));
+      const int16 v93 = (v91 < v92);
+      const float16 v94 = select(v87, v90, v93);
+      v87 = v94;
     }
-    const float16 v93 = ((float16)(v87));
-    const int v94 = min(1024, n_cols);
-    const int v95 = max(v94, 0);
-    const int v96 = ((int)(v95 / 16));
-    const int v97 = ((int)((uint)v96 * (uint)16));
-    const float16 v98 = ((float16)(-0.0f));
-    float16 v99 = v98;
-    for (int v100 = 0; v100 < v97; v100 += 16) {
-      __global float* const v101 = ((__global float*)v6 + v100);
-      const float16 v102 = KD_VLD(float, 16, __global, v101);
-      const float16 v103 = (v102 - v93);
-      const float16 v104 = exp(v103);
-      KD_VST(float, 16, __private, v3 + v100, v104);
-      const float16 v105 = (v99 + v104);
-      v99 = v105;
+    const float8 t95 = fmax(v87.lo, v87.hi);
+    const float4 t96 = fmax(t95.lo, t95.hi);
+    const float2 t97 = fmax(t96.lo, t96.hi);
+    const float t98 = fmax(t97.lo, t97.hi);
+    const float16 v99 = ((float16)(t98));
+    const int v100 = min(1024, n_cols);
+    const int v101 = max(v100, 0);
+    const int v102 = ((int)(v101 / 16));
+    const int v103 = ((int)((uint)v102 * (uint)16));
+    const float16 v104 = ((float16)(-0.0f));
+    float16 v105 = v104;
+    for (int v106 = 0; v106 < v103; v106 += 16) {
+      __global float* const v107 = ((__global float*)v6 + v106);
+      const float16 v108 = KD_VLD(float, 16, __global, v107);
+      const float16 v109 = (v108 - v99);
+      const float16 v110 = exp(v109);
+      KD_VST(float, 16, __private, v3 + v106, v110);
+      const float16 v111 = (v105 + v110);
+      v105 = v111;
     }
-    const float8 t106 = (v99.lo + v99.hi);
-    const float4 t107 = (t106.lo + t106.hi);
-    const float2 t108 = (t107.lo + t107.hi);
-    const float t109 = (t108.lo + t108.hi);
-    const float v110 = (-0.0f + t109);
-    float v111 = v110;
-    for (int v112 = v97; v112 < v95; v112 += 1) {
-      __global float* const v113 = ((__global float*)v6 + v112);
-      const uchar v114 = ((uchar)(v112 < n_cols));
-      const float v115 = (v114 ? *v113 : -INFINITY);
-      const float v116 = (v115 - v87);
-      const float v117 = exp(v116);
-      v3[v112] = v117;
-      const float v118 = (v111 + v117);
-      v111 = v118;
+    float16 v112 = v105;
+    for (int v113 = v103; v113 < v101; v113 += 16) {
+      const int v114 = ((int)((uint)v101 - (uint)v113));
+      __global float* const v115 = ((__global float*)v6 + v113);
+      const float16 v116 = kd_ldn_float16_global(v115, v114, 0);
+      const float16 v117 = (v116 - v99);
+      const float16 v118 = exp(v117);
+      kd_stn_float16_private(v3 + v113, v114, v118);
+      const float16 v119 = (v112 + v118);
+      const int16 v120 = ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+      const int16 v121 = ((int16)(v114));
+      const int16 v122 = (v120 < v121);
+      const float16 v123 = select(v112, v119, v122);
+      v112 = v123;
     }
-    const float16 v119 = ((float16)(-INFINITY));
-    const float16 v120 = ((float16)(v87));
-    const int v121 = max(1024, v95);
-    const int v122 = ((int)((uint)v121 - (uint)v95));
-    const int v123 = ((int)(v122 / 16));
-    const int v124 = ((int)((uint)v123 * (uint)16));
-    const int v125 = ((int)((uint)v95 + (uint)v124));
-    const float16 v126 = ((float16)(-0.0f));
-    float16 v127 = v126;
-    for (int v128 = v95; v128 < v125; v128 += 16) {
-      const float16 v129 = (v119 - v120);
-      const float16 v130 = exp(v129);
-      KD_VST(float, 16, __private, v3 + v128, v130);
-      const float16 v131 = (v127 + v130);
-      v127 = v131;
+    const float8 t124 = (v112.lo + v112.hi);
+    const float4 t125 = (t124.lo + t124.hi);
+    const float2 t126 = (t125.lo + t125.hi);
+    const float t127 = (t126.lo + t126.hi);
+    const float v128 = (-0.0f + t127);
+    const float16 v129 = ((float16)(-INFINITY));
+    const float16 v130 = ((float16)(t98));
+    const int v131 = max(1024, v101);
+    const int v132 = ((int)((uint)v131 - (uint)v101));
+    const int v133 = ((int)(v132 / 16));
+    const int v134 = ((int)((uint)v133 * (uint)16));
+    const int v135 = ((int)((uint)v101 + (uint)v134));
+    const float16 v136 = ((float16)(-0.0f));
+    float16 v137 = v136;
+    for (int v138 = v101; v138 < v135; v138 += 16) {
+      const float16 v139 = (v129 - v130);
+      const float16 v140 = exp(v139);
+      KD_VST(float, 16, __private, v3 + v138, v140);
+      const float16 v141 = (v137 + v140);
+      v137 = v141;
     }
-    const float8 t132 = (v127.lo + v127.hi);
-    const float4 t133 = (t132.lo + t132.hi);
-    const float2 t134 = (t133.lo + t133.hi);
-    const float t135 = (t134.lo + t134.hi);
-    const float v136 = (v111 + t135);
-    float v137 = v136;
-    for (int v138 = v125; v138 < 1024; v138 += 1) {
-      __global float* const v139 = ((__global float*)v6 + v138);
-      const uchar v140 = ((uchar)(v138 < n_cols));
-      const float v141 = (v140 ? *v139 : -INFINITY);
-      const float v142 = (v141 - v87);
-      const float v143 = exp(v142);
-      v3[v138] = v143;
-      const float v144 = (v137 + v143);
-      v137 = v144;
+    float16 v142 = v137;
+    for (int v143 = v135; v143 < v131; v143 += 16) {
+      const int v144 = ((int)((uint)v131 - (uint)v143));
+      const float16 v145 = (v129 - v130);
+      const float16 v146 = exp(v145);
+      kd_stn_float16_private(v3 + v143, v144, v146);
+      const float16 v147 = (v142 + v146);
+      const int16 v148 = ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+      const int16 v149 = ((int16)(v144));
+      const int16 v150 = (v148 < v149);
+      const float16 v151 = select(v142, v147, v150);
+      v142 = v151;
     }
-    const int v145 = ((int)((uint)v4 * (uint)output_row_stride));
-    __global float* const v146 = ((__global float*)output_ptr + v145);
-    const float16 v147 = ((float16)(v137));
-    const int v148 = min(1024, n_cols);
-    const int v149 = max(v148, 0);
-    const int v150 = ((int)(v149 / 16));
-    const int v151 = ((int)((uint)v150 * (uint)16));
-    for (int v152 = 0; v152 < v151; v152 += 16) {
-      __global float* const v153 = ((__global float*)v146 + v152);
-      const float16 v154 = KD_VLD(float, 16, __private, v3 + v152);
-      const float16 v155 = kd_divu16(v154, v137);
-      KD_VST(float, 16, __global, v153, v155);
+    const float8 t152 = (v142.lo + v142.hi);
+    const float4 t153 = (t152.lo + t152.hi);
+    const float2 t154 = (t153.lo + t153.hi);
+    const float t155 = (t154.lo + t154.hi);
+    const float v156 = (v128 + t155);
+    const int v157 = ((int)((uint)v4 * (uint)output_row_stride));
+    __global float* const v158 = ((__global float*)output_ptr + v157);
+    const float16 v159 = ((float16)(v156));
+    const int v160 = min(1024, n_cols);
+    const int v161 = max(v160, 0);
+    const int v162 = ((int)(v161 / 16));
+    const int v163 = ((int)((uint)v162 * (uint)16));
+    for (int v164 = 0; v164 < v163; v164 += 16) {
+      __global float* const v165 = ((__global float*)v158 + v164);
+      const float16 v166 = KD_VLD(float, 16, __private, v3 + v164);
+      const float16 v167 = kd_divu16(v166, v156);
+      KD_VST(float, 16, __global, v165, v167);
     }
-    for (int v156 = v151; v156 < v149; v156 += 1) {
-      __global float* const v157 = ((__global float*)v146 + v156);
-      const float v158 = v3[v156];
-      const float v159 = (v158 / v137);
-      const uchar v160 = ((uchar)(v156 < n_cols));
-      if (v160) *v157 = v159;
+    for (int v168 = v163; v168 < v161; v168 += 16) {
+      const int v169 = ((int)((uint)v161 - (uint)v168));
+      __global float* const v170 = ((__global float*)v158 + v168);
+      const float16 v171 = kd_ldn_float16_private(v3 + v168, v169, 0);
+      const float16 v172 = kd_divu16(v171, v156);
+      kd_stn_float16_global(v170, v169, v172);
     }
   }
 }

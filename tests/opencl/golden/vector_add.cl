@@ -9,6 +9,29 @@
 #ifdef __clang__
 typedef float16 __attribute__((aligned(4))) kd_ufloat16;
 #endif
+#if defined(__clang__) && defined(__AVX512F__)
+typedef float kd_v16sf __attribute__((vector_size(64)));
+typedef int kd_v16si __attribute__((vector_size(64)));
+#define KD_LANES16(n) ((ushort)((n) <= 0 ? 0u : (n) >= 16 ? 0xFFFFu : (1u << (n)) - 1u))
+#endif
+inline float16 kd_ldn_float16_global(__global const float* p, int n, float o) {
+#if defined(__clang__) && defined(__AVX512F__)
+  return __builtin_convertvector(__builtin_ia32_loadups512_mask((__global const void*)p, __builtin_convertvector((float16)(o), kd_v16sf), KD_LANES16(n)), float16);
+#else
+  __private float t[16];
+  for (int i = 0; i < 16; i++) t[i] = i < n ? p[i] : o;
+  return KD_VLD(float, 16, __private, t);
+#endif
+}
+inline void kd_stn_float16_global(__global float* p, int n, float16 v) {
+#if defined(__clang__) && defined(__AVX512F__)
+  __builtin_ia32_storeups512_mask((__global void*)p, __builtin_convertvector(v, kd_v16sf), KD_LANES16(n));
+#else
+  __private float t[16];
+  KD_VST(float, 16, __private, t, v);
+  for (int i = 0; i < min(n, 16); i++) p[i] = t[i];
+#endif
+}
 __kernel void add_kernel(
     const __global uchar* x_ptr_base,
     ulong x_ptr_off,
@@ -38,15 +61,15 @@ __kernel void add_kernel(
     const float16 v15 = (v11 + v13);
     KD_VST(float, 16, __global, v14, v15);
   }
-  for (int v16 = v7; v16 < v5; v16 += 1) {
-    const int v17 = ((int)((uint)v2 + (uint)v16));
-    __global float* const v18 = ((__global float*)x_ptr + v17);
-    const uchar v19 = ((uchar)(v17 < n_elements));
-    const float v20 = (v19 ? *v18 : 0.0f);
-    __global float* const v21 = ((__global float*)y_ptr + v17);
-    const float v22 = (v19 ? *v21 : 0.0f);
-    __global float* const v23 = ((__global float*)output_ptr + v17);
-    const float v24 = (v20 + v22);
-    if (v19) *v23 = v24;
+  for (int v16 = v7; v16 < v5; v16 += 16) {
+    const int v17 = ((int)((uint)v5 - (uint)v16));
+    const int v18 = ((int)((uint)v2 + (uint)v16));
+    __global float* const v19 = ((__global float*)x_ptr + v18);
+    const float16 v20 = kd_ldn_float16_global(v19, v17, 0);
+    __global float* const v21 = ((__global float*)y_ptr + v18);
+    const float16 v22 = kd_ldn_float16_global(v21, v17, 0);
+    __global float* const v23 = ((__global float*)output_ptr + v18);
+    const float16 v24 = (v20 + v22);
+    kd_stn_float16_global(v23, v17, v24);
   }
 }
