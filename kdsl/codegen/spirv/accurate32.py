@@ -4,14 +4,18 @@ Why: GLSL.std.450 leaves the precision of these to the device, and lavapipe's (M
 reduces the argument of ``Sin``/``Cos`` in single precision: measured against numpy, ``cos``
 is 17 ulp off near 1e4, 150 ulp near 1e6, and from about 1e8 on both return noise
 (``sin(1e30) = -1``); ``Log``/``Log2`` of a subnormal are off by up to 16 (``log(2.9e-39)``
-gives -87.8). Triton (libdevice) is within an ulp or two everywhere, so kdsl must be too.
+gives -87.8). Triton (libdevice) is within an ulp or two everywhere.
 
-* ``sin``/``cos``: arguments of magnitude below :data:`TRIG_FAST_LIMIT` keep the fast
-  instruction (within 2 ulp there); larger ones branch to the f64 sine/cosine of
-  :mod:`kdsl.codegen.spirv.trig64` (exact argument reduction for every finite input) and round
-  to f32. A real branch, not a select: invocations with small arguments never run the f64
-  path, so ordinary kernels keep their speed. Devices without 64-bit floats or integers keep
-  the instruction (docs/VULKAN.md).
+* ``sin``/``cos``: arguments of magnitude below :data:`TRIG_FAST_LIMIT` keep the instruction
+  (within 2 ulp there). From there up to :data:`TRIG_REDUCED_LIMIT` (2**30) the argument is
+  reduced in f64 by Cody-Waite with pi/2 in three 23-bit heads and a tail (:func:`_reduce`:
+  ``k * head`` is exact for ``k < 2**30``, so ``x - k pi/2`` keeps ~120 bits of pi/2) and the
+  instruction takes the reduced ``|r| <= pi/4``, the quadrant choosing ``+-sin``/``+-cos``:
+  within 1.3 ulp. Larger arguments keep the instruction: the exact reduction for them
+  (Payne-Hanek, as the f64 ``sin`` does) made a shader with a few ``sin`` take 30 s to build
+  on lavapipe, whose llvmpipe also runs both sides of a divergent branch. Known gap
+  (docs/VULKAN.md): ``|x| >= 2**30``. Selects, not a branch; devices without 64-bit floats
+  keep the instruction.
 * ``log``/``log2``: a subnormal argument is scaled by ``2**24`` first and ``24 ln 2`` (``24``)
   subtracted after, two selects.
 """
@@ -22,37 +26,64 @@ import math
 
 from kdsl.codegen.spirv import trig64
 from kdsl.codegen.spirv.emit import Emitter
+from kdsl.codegen.spirv.f64ops import F64Ops
 
 TRIG_FAST_LIMIT = 512.0  # |x| below: GLSL Sin/Cos measured within 2 ulp on lavapipe (2.5 at 2048)
+TRIG_REDUCED_LIMIT = 2.0**30  # |x| below (and >= TRIG_FAST_LIMIT): reduced in f64 first
+_HEAD_BITS = 23  # k < 2**30 times a 23-bit head: exact in f64
 _F32_TINY = 2.0**-126  # the smallest normal f32
 _SCALE_BITS = 24
 
 
-def has_f64_trig(e: Emitter) -> bool:
-    """Whether the device can run the f64 fallback (64-bit floats and integers)."""
-    return bool(e.target.shader_float64 and getattr(e.target, "shader_int64", False))
-
-
 def trig_f32(e: Emitter, name: str, x: int) -> int:
-    """``Sin``/``Cos`` (``name``) of the f32 value ``x``, accurate for every argument."""
+    """``Sin``/``Cos`` (``name``) of the f32 value ``x``; see the module docstring for accuracy."""
     f, f32 = e.f, e.t.f32
     fast = f.ext(f32, name, x)
-    if not has_f64_trig(e):
+    if not e.target.shader_float64:
         return fast
-    # NaN compares false: it takes the fast path, which returns NaN
-    big = f.cmp("ge", f32, f.ext(f32, "FAbs", x), f.const(f32, TRIG_FAST_LIMIT))
-    before = f.block
-    slow_l, merge = f.new_label(), f.new_label()
-    f.selection_merge(merge)
-    f.branch_cond(big, slow_l, merge)
-    f.label(slow_l)
-    f64 = e.t.float_t(64)
-    wide = (trig64.sin_f64 if name == "Sin" else trig64.cos_f64)(e, f.convert(f64, f32, x))
-    slow = f.convert(f32, f64, wide)
-    slow_end = f.block
-    f.branch(merge)
-    f.label(merge)
-    return f.phi(f32, [(slow, slow_end), (fast, before)])
+    h = F64Ops(e)
+    ax = f.ext(f32, "FAbs", x)
+    mid = f.land(f.cmp("ge", f32, ax, f.const(f32, TRIG_FAST_LIMIT)),
+                 f.cmp("lt", f32, ax, f.const(f32, TRIG_REDUCED_LIMIT)))  # fmt: skip
+    x64 = f.convert(h.d, f32, f.select(f32, mid, x, f.const(f32, 0.0)))
+    k, r = _reduce(h, x64)
+    i32 = h.i32
+    if name == "Cos":  # cos x = sin(x + pi/2)
+        k = f.binary("and", i32, f.binary("add", i32, k, f.const(i32, 1)), f.const(i32, 3))
+    odd = f.cmp("eq", i32, f.binary("and", i32, k, f.const(i32, 1)), f.const(i32, 1))
+    negate = f.cmp("eq", i32, f.binary("and", i32, k, f.const(i32, 2)), f.const(i32, 2))
+    v = f.select(f32, odd, f.ext(f32, "Cos", r), f.ext(f32, "Sin", r))
+    v = f.select(f32, negate, f.neg(f32, v), v)
+    return f.select(f32, mid, v, fast)
+
+
+def _pio2_heads() -> tuple[float, float, float, float]:
+    """pi/2 as three :data:`_HEAD_BITS`-bit heads and the f64 rest (from ``trig64.pi_scaled``)."""
+    bits = 200
+    rest = trig64.pi_scaled(bits)  # pi/2 = p / 2**(bits + 1)
+    parts = []
+    for i in range(3):
+        shift = bits + 1 - (_HEAD_BITS - 1) - _HEAD_BITS * i  # pi/2 < 2: one integer bit
+        head = (rest >> shift) << shift
+        parts.append(math.ldexp(head, -(bits + 1)))
+        rest -= head
+    parts.append(math.ldexp(rest, -(bits + 1)))
+    return parts[0], parts[1], parts[2], parts[3]
+
+
+def _reduce(h: F64Ops, x: int) -> tuple[int, int]:
+    """``(k mod 4 as i32, r as f32)`` with ``x = k pi/2 + r`` for an f32 value ``|x| < 2**30``
+    held in f64: each ``k * head`` is exact and the first subtraction exact (Sterbenz), the
+    rest is summed with its rounding errors (two-sum) before the one rounding to f32."""
+    f = h.f
+    p1, p2, p3, p4 = (h.c(p) for p in _pio2_heads())
+    kd = f.ext(h.d, "Floor", h.add(h.mul(x, h.c(2 / math.pi)), h.c(0.5)))
+    a = h.sub(x, h.mul(kd, p1))
+    s1, e1 = h.two_sum(a, f.neg(h.d, h.mul(kd, p2)))
+    s2, e2 = h.two_sum(s1, f.neg(h.d, h.mul(kd, p3)))
+    r = h.add(s2, h.sub(h.add(e1, e2), h.mul(kd, p4)))
+    k = f.convert(h.i32, h.d, kd)
+    return f.binary("and", h.i32, k, f.const(h.i32, 3)), f.convert(h.e.t.f32, h.d, r)
 
 
 def log_f32(e: Emitter, name: str, x: int) -> int:
