@@ -150,6 +150,7 @@ def default_blocks(m: int, n: int, k: int, backend: str = "") -> tuple[int, int,
 _TILE_OVERHEAD = 8
 
 
+@cache  # a few dozen candidates scored in Python: not on every call
 def _output_tile(m: int, n: int, hm: int, hn: int, units: int) -> tuple[int, int]:
     """The power-of-two ``(BLOCK_M, BLOCK_N)``, at most ``(hm, hn)``, that finishes an ``m x n``
     output soonest on ``units`` cores.
