@@ -188,3 +188,29 @@ print("child", os.waitstatus_to_exitcode(status), "parent", float(x.min()), floa
 """
     env = {"KDSL_CPU_THREADS": "2", "KDSL_CACHE_DIR": str(tmp_path / "cache")}
     assert run_script(tmp_path, code, env=env, timeout=120) == "child 0 parent 3.0 3.0"
+
+
+def test_interpreter_exit_stops_the_workers(tmp_path: Path) -> None:
+    """At exit the workers must be stopped before the interpreter frees the pool's memory and the
+    JIT's code under them (a worker still spinning there would crash the exit)."""
+    code = """
+import threading, numpy as np, kdsl, kdsl.language as kl
+from kdsl.runtime.cpu.pool import close_pools
+
+@kdsl.kernel
+def inc(x_ptr, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    kl.store(x_ptr + offs, kl.load(x_ptr + offs) + 1.0)
+
+x = np.zeros(4096 * 256, np.float32)
+with kdsl.backend("cpu"):
+    inc[(4096,)](x, BLOCK=256)
+before = sum(t.name.startswith("kdsl-cpu") for t in threading.enumerate())
+close_pools()  # what the atexit hook runs
+after = sum(t.name.startswith("kdsl-cpu") for t in threading.enumerate())
+with kdsl.backend("cpu"):
+    inc[(4096,)](x, BLOCK=256)  # a new pool starts on demand
+print(before, after, float(x.min()))
+"""
+    env = {"KDSL_CPU_THREADS": "3", "KDSL_CACHE_DIR": str(tmp_path / "cache")}
+    assert run_script(tmp_path, code, env=env, timeout=120) == "2 0 2.0"

@@ -386,9 +386,17 @@ class NativePool:
             self._lock.release()
         return own_ns * 1e-9, mine
 
-    def close(self) -> None:
-        """Stop and join the workers (tests; the process-wide pools live until exit)."""
-        with self._lock:
+    def close(self, timeout: float | None = None) -> bool:
+        """Stop and join the workers; False if the pool stayed busy or a worker did not finish
+        within ``timeout`` seconds. Called for every pool at interpreter exit
+        (:func:`kdsl.runtime.cpu.pool.close_pools`): a worker still spinning on the pool's memory
+        or in its code when the interpreter frees them would crash the exit."""
+        if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
+            return False
+        try:
             self._stop(self.address)
             for t in self._threads:
-                t.join()
+                t.join(timeout)
+            return not any(t.is_alive() for t in self._threads)
+        finally:
+            self._lock.release()

@@ -15,6 +15,7 @@ cached per size (the only module-level state).
 
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import threading
@@ -173,6 +174,19 @@ def _forget_pools_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_pools_in_child)
+
+
+def close_pools() -> None:
+    """Stop the native pools' workers (at interpreter exit, before modules and the JIT's code are
+    freed under them; a pool busy in another thread is left alone after a second)."""
+    for pool in list(_POOLS.values()):
+        close = getattr(pool, "close", None)
+        if close is not None:
+            close(timeout=1.0)
+    _POOLS.clear()
+
+
+atexit.register(close_pools)
 
 
 def get_pool(threads: int) -> GridPool:
