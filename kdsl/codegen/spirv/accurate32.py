@@ -8,8 +8,9 @@ gives -87.8). Triton (libdevice) is within an ulp or two everywhere.
 
 * ``sin``/``cos``: arguments of magnitude below :data:`TRIG_FAST_LIMIT` keep the instruction
   (within 2 ulp there). From there up to :data:`TRIG_REDUCED_LIMIT` (2**30) the argument is
-  reduced in f64 by Cody-Waite with pi/2 in three 23-bit heads and a tail (:func:`_reduce`:
-  ``k * head`` is exact for ``k < 2**30``, so ``x - k pi/2`` keeps ~120 bits of pi/2) and the
+  reduced in f64 by Cody-Waite with pi/2 in three 23-bit heads and a tail
+  (:func:`kdsl.codegen.spirv.trig64.cody_waite`: ``k * head`` is exact for ``k < 2**30``, so
+  ``x - k pi/2`` keeps ~120 bits of pi/2) and the
   instruction takes the reduced ``|r| <= pi/4``, the quadrant choosing ``+-sin``/``+-cos``:
   within 1.3 ulp. Larger arguments keep the instruction: the exact reduction for them
   (Payne-Hanek, as the f64 ``sin`` does) made a shader with a few ``sin`` take 30 s to build
@@ -46,7 +47,8 @@ def trig_f32(e: Emitter, name: str, x: int) -> int:
     mid = f.land(f.cmp("ge", f32, ax, f.const(f32, TRIG_FAST_LIMIT)),
                  f.cmp("lt", f32, ax, f.const(f32, TRIG_REDUCED_LIMIT)))  # fmt: skip
     x64 = f.convert(h.d, f32, f.select(f32, mid, x, f.const(f32, 0.0)))
-    k, r = _reduce(h, x64)
+    k, r_hi, _ = trig64.cody_waite(h, x64, _HEAD_BITS)  # k < 2**30: each k * head exact
+    r = f.convert(f32, h.d, r_hi)
     i32 = h.i32
     if name == "Cos":  # cos x = sin(x + pi/2)
         k = f.binary("and", i32, f.binary("add", i32, k, f.const(i32, 1)), f.const(i32, 3))
@@ -55,35 +57,6 @@ def trig_f32(e: Emitter, name: str, x: int) -> int:
     v = f.select(f32, odd, f.ext(f32, "Cos", r), f.ext(f32, "Sin", r))
     v = f.select(f32, negate, f.neg(f32, v), v)
     return f.select(f32, mid, v, fast)
-
-
-def _pio2_heads() -> tuple[float, float, float, float]:
-    """pi/2 as three :data:`_HEAD_BITS`-bit heads and the f64 rest (from ``trig64.pi_scaled``)."""
-    bits = 200
-    rest = trig64.pi_scaled(bits)  # pi/2 = p / 2**(bits + 1)
-    parts = []
-    for i in range(3):
-        shift = bits + 1 - (_HEAD_BITS - 1) - _HEAD_BITS * i  # pi/2 < 2: one integer bit
-        head = (rest >> shift) << shift
-        parts.append(math.ldexp(head, -(bits + 1)))
-        rest -= head
-    parts.append(math.ldexp(rest, -(bits + 1)))
-    return parts[0], parts[1], parts[2], parts[3]
-
-
-def _reduce(h: F64Ops, x: int) -> tuple[int, int]:
-    """``(k mod 4 as i32, r as f32)`` with ``x = k pi/2 + r`` for an f32 value ``|x| < 2**30``
-    held in f64: each ``k * head`` is exact and the first subtraction exact (Sterbenz), the
-    rest is summed with its rounding errors (two-sum) before the one rounding to f32."""
-    f = h.f
-    p1, p2, p3, p4 = (h.c(p) for p in _pio2_heads())
-    kd = f.ext(h.d, "Floor", h.add(h.mul(x, h.c(2 / math.pi)), h.c(0.5)))
-    a = h.sub(x, h.mul(kd, p1))
-    s1, e1 = h.two_sum(a, f.neg(h.d, h.mul(kd, p2)))
-    s2, e2 = h.two_sum(s1, f.neg(h.d, h.mul(kd, p3)))
-    r = h.add(s2, h.sub(h.add(e1, e2), h.mul(kd, p4)))
-    k = f.convert(h.i32, h.d, kd)
-    return f.binary("and", h.i32, k, f.const(h.i32, 3)), f.convert(h.e.t.f32, h.d, r)
 
 
 def log_f32(e: Emitter, name: str, x: int) -> int:
