@@ -164,10 +164,9 @@ def test_launches_from_several_python_threads() -> None:
         np.testing.assert_array_equal(x, 200.0)
 
 
-def test_a_forked_child_starts_its_own_pool(tmp_path: Path) -> None:
-    """The child of a fork has none of the parent's worker threads: it must not wait for them."""
-    code = """
-import os, numpy as np, kdsl, kdsl.language as kl
+# the start of the subprocess scripts below: a kernel that adds 1 to every element, and its array
+_SCRIPT_KERNEL = """
+import os, threading, numpy as np, kdsl, kdsl.language as kl
 
 @kdsl.kernel
 def inc(x_ptr, BLOCK: kl.constexpr):
@@ -175,7 +174,12 @@ def inc(x_ptr, BLOCK: kl.constexpr):
     kl.store(x_ptr + offs, kl.load(x_ptr + offs) + 1.0)
 
 x = np.zeros(4096 * 256, np.float32)
-with kdsl.backend("cpu"):
+"""
+
+
+def test_a_forked_child_starts_its_own_pool(tmp_path: Path) -> None:
+    """The child of a fork has none of the parent's worker threads: it must not wait for them."""
+    code = _SCRIPT_KERNEL + """with kdsl.backend("cpu"):
     for _ in range(3):
         inc[(4096,)](x, BLOCK=256)
     pid = os.fork()
@@ -193,16 +197,8 @@ print("child", os.waitstatus_to_exitcode(status), "parent", float(x.min()), floa
 def test_interpreter_exit_stops_the_workers(tmp_path: Path) -> None:
     """At exit the workers must be stopped before the interpreter frees the pool's memory and the
     JIT's code under them (a worker still spinning there would crash the exit)."""
-    code = """
-import threading, numpy as np, kdsl, kdsl.language as kl
+    code = _SCRIPT_KERNEL + """
 from kdsl.runtime.cpu.pool import close_pools
-
-@kdsl.kernel
-def inc(x_ptr, BLOCK: kl.constexpr):
-    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
-    kl.store(x_ptr + offs, kl.load(x_ptr + offs) + 1.0)
-
-x = np.zeros(4096 * 256, np.float32)
 with kdsl.backend("cpu"):
     inc[(4096,)](x, BLOCK=256)
 before = sum(t.name.startswith("kdsl-cpu") for t in threading.enumerate())
