@@ -71,9 +71,9 @@ _PAUSE = {"x86_64": ("call void @llvm.x86.sse2.pause()", "declare void @llvm.x86
 # 320 spin i64, 328 syscall ptr, 336 futex number i64, 344 clock_gettime ptr, 352 the caller's programs i64.
 _IR = r"""
 define private void @futex(ptr %p, ptr %word, i64 %op, i64 %val) {
-  %scp = getelementptr i8, ptr %p, i64 328
+  %scp = getelementptr i8, ptr %p, i64 @SYSCALL@
   %sc = load ptr, ptr %scp, align 8
-  %nrp = getelementptr i8, ptr %p, i64 336
+  %nrp = getelementptr i8, ptr %p, i64 @FUTEX_NR@
   %nr = load i64, ptr %nrp, align 8
   %r = call i64 (i64, ...) %sc(i64 %nr, ptr %word, i64 %op, i64 %val, ptr null)
   ret void
@@ -163,7 +163,7 @@ entry:
   %genp = getelementptr i8, ptr %p, i64 64
   %sleepp = getelementptr i8, ptr %p, i64 68
   %stopp = getelementptr i8, ptr %p, i64 72
-  %spinp = getelementptr i8, ptr %p, i64 320
+  %spinp = getelementptr i8, ptr %p, i64 @SPIN@
   %spin = load i64, ptr %spinp, align 8
   br label %top
 top:
@@ -217,7 +217,7 @@ entry:
   %sleepp = getelementptr i8, ptr %p, i64 68
   %donep = getelementptr i8, ptr %p, i64 128
   %waitp = getelementptr i8, ptr %p, i64 132
-  %spinp = getelementptr i8, ptr %p, i64 320
+  %spinp = getelementptr i8, ptr %p, i64 @SPIN@
   %spin = load i64, ptr %spinp, align 8
   %t = load atomic i64, ptr %p seq_cst, align 8
   %g0 = lshr i64 %t, 32
@@ -253,12 +253,12 @@ wake:
   call void @futex(ptr %p, ptr %genp, i64 129, i64 2147483647)
   br label %work
 work:
-  %cgp = getelementptr i8, ptr %p, i64 344
+  %cgp = getelementptr i8, ptr %p, i64 @CLOCK@
   %cg = load ptr, ptr %cgp, align 8
   %c0 = call i32 %cg(i32 1, ptr %ts)
   %mine = call i64 @claim(ptr %p, i64 %tn)
   %c1 = call i32 %cg(i32 1, ptr %ts1)
-  %minep = getelementptr i8, ptr %p, i64 352
+  %minep = getelementptr i8, ptr %p, i64 @MINE@
   store i64 %mine, ptr %minep, align 8
   %sec0 = load i64, ptr %ts, align 8
   %ns0p = getelementptr i8, ptr %ts, i64 8
@@ -327,7 +327,11 @@ def _functions() -> tuple[Any, Any, Any, object]:
     """Compile the pool once per process: (worker, launch, stop, engine kept alive)."""
     h = host()
     pause, declare = _PAUSE.get(_machine(), ("", ""))
-    mod = llvm.parse_assembly(_IR.replace("PAUSE", pause).replace("DECLARE", declare))
+    text = _IR.replace("PAUSE", pause).replace("DECLARE", declare)
+    # the fields Python writes or reads: one offset each, here and in NativePool
+    for name, off in (("SPIN", _SPIN), ("SYSCALL", _SYSCALL), ("FUTEX_NR", _FUTEX_NR), ("CLOCK", _CLOCK), ("MINE", _MINE)):
+        text = text.replace(f"@{name}@", str(off))
+    mod = llvm.parse_assembly(text)
     mod.triple = h.triple
     mod.verify()
     engine = llvm.create_mcjit_compiler(mod, h.new_tm())
