@@ -150,10 +150,8 @@ _read_pointer = ctypes.c_void_p.from_address
 
 
 def _address(v: Any, name: str) -> int:
-    if type(v) is np.ndarray:
-        if _DATA_OFFSET is not None:
-            return _read_pointer(id(v) + _DATA_OFFSET).value or 0
-        return int(v.ctypes.data)
+    if _DATA_OFFSET is not None and type(v) is np.ndarray:  # not a subclass: its layout is unchecked
+        return _read_pointer(id(v) + _DATA_OFFSET).value or 0
     if isinstance(v, np.ndarray):
         return int(v.ctypes.data)
     iface = getattr(v, "__array_interface__", None)
