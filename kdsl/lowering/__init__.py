@@ -15,6 +15,7 @@ from kdsl.lowering import ops_collective, ops_control, ops_memory, ops_shape  # 
 from kdsl.lowering.coalesce import ItemSize, coalesce_local, coalesce_private, local_bytes
 from kdsl.lowering.layout import TUNABLES, Layout
 from kdsl.lowering.lowerer import Lowerer
+from kdsl.lowering.prefetch import prefetch_next_rows
 from kdsl.lowering.scratch import spill_to_scratch
 from kdsl.lowering.simplify import simplify
 from kdsl.lowering.vectorize import vectorize
@@ -46,6 +47,8 @@ def lower_to_wi(
     simplify(wfunc)
     if layout.vector_width > 1:  # element loops -> vector<NxT> ops (docs/LOWERING.md "Vectorisation")
         vectorize(wfunc, layout.vector_width)
+        if layout.prefetch:  # CPU targets: the next row's lines during this row's compute passes
+            prefetch_next_rows(wfunc)
     coalesce_private(wfunc)  # disjoint live ranges share private arrays (lowering/coalesce.py)
     coalesce_local(wfunc, layout.num_threads == 1)  # ... and __local buffers a barrier separates
     if scratch:

@@ -400,17 +400,19 @@ def check_knob(name: str, value: Any, kernel: str) -> Any:
     """Validate one dotted launch option; returns its value (lists as tuples: part of cache keys).
 
     ``"lower.<knob>"`` goes to the backend's lowering (``Layout.from_options``;
-    :data:`kdsl.lowering.layout.LAUNCH_KNOBS`): a positive int. ``"<pass>.<option>"``
+    :data:`kdsl.lowering.layout.LAUNCH_KNOBS`): a positive int (``lower.prefetch``: 0 or more). ``"<pass>.<option>"``
     configures that pass of the default pipeline for this compilation; an unknown
     pass or option or a wrongly typed value is a LaunchError naming the option.
     """
     if name.startswith(LOWER_PREFIX):
-        from kdsl.lowering.layout import LAUNCH_KNOBS
+        from kdsl.lowering.layout import KNOB_MINIMUM, LAUNCH_KNOBS
 
         if name not in LAUNCH_KNOBS:
             raise LaunchError(f"unknown lowering knob (known: {', '.join(LAUNCH_KNOBS)})", name, kernel)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise LaunchError(f"must be a positive int, got {value!r}", name, kernel)
+        least = KNOB_MINIMUM.get(name, 1)
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            what = "a positive int" if least == 1 else f"an int >= {least}"
+            raise LaunchError(f"must be {what}, got {value!r}", name, kernel)
         return value
     from kdsl.transforms.base import PassError
     from kdsl.transforms.pass_manager import default_pipeline

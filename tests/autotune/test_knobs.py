@@ -103,6 +103,8 @@ def test_config_options_reach_the_compiler(tmp_path: Path, monkeypatch: pytest.M
         ("mask-elim.branch-uniform", 1, "expects bool"),
         ("lower.vector_widht", 4, "unknown lowering knob"),
         ("lower.dot_block_m", 0, "must be a positive int"),
+        ("lower.prefetch", -1, "must be an int >= 0"),
+        ("lower.prefetch", True, "must be an int >= 0"),
     ],
 )
 def test_unknown_or_mistyped_knob_is_a_launch_error(option: str, value: Any, match: str) -> None:

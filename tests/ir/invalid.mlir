@@ -429,9 +429,16 @@ wi.func @f() attributes {num_threads = 1} {
 }
 
 // -----
+wi.func @f(%n: i32) attributes {num_threads = 1} {
+  // expected-error@+1 {{'wi.prefetch' op prefetches through a scalar pointer}}
+  wi.prefetch %n : i32
+  wi.return
+}
+
+// -----
 tile.func @f(%x: f32) {
   %0 = arith.neg %x : f32
-// expected-error@+1 {{missing '}' to close the region opened at invalid.mlir:432:23}}
+// expected-error@+1 {{missing '}' to close the region opened at invalid.mlir:439:23}}
 
 // -----
 tile.func @f(%x: tile<4x8xf32>, %i: tile<2x4xi32>) {

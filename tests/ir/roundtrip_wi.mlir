@@ -20,6 +20,7 @@ builtin.module {
     %9 = wi.load %1, %8 : (memref<64xf32, local>, i32) -> f32
     wi.gstore %3, %9, %4 : ptr<f32>, f32, i1
     wi.gstore %3, %9 : ptr<f32>, f32
+    wi.prefetch %3 : ptr<f32>
     %10 = wi.atomic_rmw %3, %9 {kind = "add"} : (ptr<f32>, f32) -> f32
     %11 = wi.atomic_rmw %3, %9, %4 {kind = "max", scope = "gpu", sem = "relaxed"} : (ptr<f32>, f32, i1) -> f32
     %12 = wi.atomic_cas %3, %9, %x {sem = "acquire"} : (ptr<f32>, f32, f32) -> f32

@@ -34,7 +34,20 @@ from kdsl.codegen.llvm import scalar as sc
 from kdsl.codegen.llvm import vector as vec
 from kdsl.codegen.llvm.atomics import atomic_cas, atomic_rmw
 from kdsl.codegen.llvm.block import render_block
-from kdsl.codegen.llvm.types import I8, I32, I64, PTR, VOID, bf16_to_f32, const, external, memref, reg, storage
+from kdsl.codegen.llvm.types import (
+    I8,
+    I32,
+    I64,
+    PTR,
+    VOID,
+    bf16_to_f32,
+    const,
+    external,
+    intrinsic,
+    memref,
+    reg,
+    storage,
+)
 from kdsl.errors import CompilationError
 from kdsl.ir.core import Block, Operation, Value
 from kdsl.ir.types import MemRefType, PointerType, ScalarType, Type
@@ -151,6 +164,11 @@ class FuncRenderer:
 
     def op_wi_barrier(self, op: Operation) -> None:
         """One work-item per group: a barrier has nothing to wait for."""
+
+    def op_wi_prefetch(self, op: Operation) -> None:
+        """``llvm.prefetch`` for reading, high locality (``prefetcht0``), into the data cache."""
+        fn = intrinsic(self.module, "llvm.prefetch", VOID, [PTR, I32, I32, I32], [PTR])
+        self.b.call(fn, [self.v(op.ptr), ir.Constant(I32, 0), ir.Constant(I32, 3), ir.Constant(I32, 1)])
 
     def op_wi_alloc(self, op: Operation) -> None:
         t = op.result.type

@@ -41,6 +41,8 @@ class DeviceCaps:
     claim_programs: bool = False
     # a CPU device on a host with AVX-512 VNNI: int8 dots use ``vpdpbusd`` (:mod:`.mma_i8`)
     int8_dot: bool = False
+    # a CPU device: the lowering prefetches the next row in software (kdsl/lowering/prefetch.py)
+    prefetch: bool = False
 
 
 @dataclass
@@ -50,6 +52,15 @@ class Rendered:
     has_status: bool
     uses: set[str] = field(default_factory=set)
     claims: bool = False  # the kernel takes the trailing program-claim arguments (claim.py)
+
+
+_PREFETCH = """\
+#ifdef __clang__
+#define KD_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+#else
+#define KD_PREFETCH(p) prefetch((p), 1)
+#endif
+"""
 
 
 class Renderer:
@@ -263,6 +274,12 @@ class Renderer:
 
     def op_wi_barrier(self, op: Operation, depth: int) -> None:
         self.emit(depth, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
+
+    def op_wi_prefetch(self, op: Operation, depth: int) -> None:
+        """Clang's ``__builtin_prefetch`` (``prefetcht0`` on x86: PoCL's ``prefetch()`` builtin
+        does nothing); OpenCL's own ``prefetch`` for other compilers."""
+        self.helper("kd_prefetch", _PREFETCH)
+        self.emit(depth, f"KD_PREFETCH({self.name(op.ptr)});")
 
     def op_wi_print(self, op: Operation, depth: int) -> None:
         fmt = op.attributes["format"].replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

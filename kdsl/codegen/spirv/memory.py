@@ -141,6 +141,11 @@ def _gstore(e: Emitter, op: Operation) -> None:
         store()
 
 
+@handles("wi.prefetch")
+def _prefetch(e: Emitter, op: Operation) -> None:
+    """SPIR-V has no prefetch; the hint is dropped (the lowering only asks for it on CPU targets)."""
+
+
 @handles("wi.barrier")
 def _barrier(e: Emitter, op: Operation) -> None:
     sem = (

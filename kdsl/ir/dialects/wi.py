@@ -222,6 +222,23 @@ class GStoreOp(Operation):
             require_bool(self, self.mask.type)
 
 
+class PrefetchOp(Operation):
+    """``wi.prefetch %ptr``: a hint that the cache line holding ``ptr`` will be read soon.
+
+    It reads nothing the program can observe and never faults: ``ptr`` need not point into an
+    array (the software prefetch of the next row computes its address before knowing whether
+    that row exists). Renderers for targets without such an instruction print nothing.
+    """
+
+    NAME = "wi.prefetch"
+    OPERANDS = ("ptr",)
+    RESULTS = ()
+
+    def verify_(self) -> None:
+        if not isinstance(self.ptr.type, PointerType):
+            raise self.error("prefetches through a scalar pointer")
+
+
 class BarrierOp(Operation):
     """``wi.barrier``: work-group barrier with a local-memory fence."""
 
@@ -450,6 +467,7 @@ WI = Dialect(
         AddPtrOp,
         GLoadOp,
         GStoreOp,
+        PrefetchOp,
         BarrierOp,
         AtomicRMWOp,
         AtomicCASOp,
