@@ -65,10 +65,9 @@ class LaunchReach:
     """What one launch's integer-made addresses may fall in: ``reach(addrs, itemsize)`` gives every
     recorded live array plus byte views of the live CPU torch storages holding some of ``addrs``.
 
-    The torch storages are found among the objects the garbage collector tracks (torch tensors
-    are), once per launch and only when an address fell in no known array; a dead tensor is not
-    found, so its stale address stays an error. The views keep their storages alive while the
-    launch holds them."""
+    The torch storages come from :data:`TORCH_STORAGES`, once per launch and only when an address
+    fell in no known array; a dead tensor is not found, so its stale address stays an error. The
+    views keep their storages alive while the launch holds them."""
 
     def __init__(self) -> None:
         self._storages: list[tuple[int, int, Any]] | None = None
@@ -81,14 +80,60 @@ class LaunchReach:
         if torch is None or addrs.size == 0:
             return []
         if self._storages is None:
-            self._storages = _torch_storages(torch)
-        return [_byte_view(torch, st, n) for lo, n, st in self._storages
-                if ((addrs >= lo) & (addrs + itemsize <= lo + n)).any()]
+            self._storages = TORCH_STORAGES.covering(torch, addrs, itemsize)
+        return [_byte_view(torch, st, n) for lo, n, st in self._storages if _holds(lo, n, addrs, itemsize).any()]
 
 
-def _torch_storages(torch: Any) -> list[tuple[int, int, Any]]:
-    """(address, bytes, storage) of every live CPU torch storage, each once."""
+def _holds(lo: int, n: int, addrs: np.ndarray[Any, Any], itemsize: int) -> np.ndarray[Any, Any]:
+    return (addrs >= lo) & (addrs + itemsize <= lo + n)  # type: ignore[no-any-return]
+
+
+class TorchStorages:
+    """The live CPU torch storages, found by a scan of the objects the garbage collector tracks,
+    remembered through weak references to tensors holding them.
+
+    Why remembered: a scan costs time proportional to the whole heap (a second and more in a
+    large process), and an autotuned interpreter launch repeats for every timing run; later
+    launches reuse what the last scan found while those tensors live and still hold the same
+    storage, and scan again only for an address none of them holds."""
+
+    def __init__(self) -> None:
+        self._seen: list[tuple[int, int, weakref.ref[Any]]] = []
+        self._lock = threading.Lock()
+
+    def covering(self, torch: Any, addrs: np.ndarray[Any, Any], itemsize: int) -> list[tuple[int, int, Any]]:
+        """(address, bytes, storage) of live storages: the remembered ones when they hold every
+        address of ``addrs``, else all of them, found afresh."""
+        with self._lock:
+            seen = list(self._seen)
+        known = _alive(seen)
+        covered = np.zeros(addrs.shape, bool)
+        for lo, n, _ in known:
+            covered |= _holds(lo, n, addrs, itemsize)
+        if covered.all():
+            return known
+        found, refs = _scan(torch)
+        with self._lock:
+            self._seen = refs
+        return found
+
+
+def _alive(seen: list[tuple[int, int, weakref.ref[Any]]]) -> list[tuple[int, int, Any]]:
+    out = []
+    for lo, n, ref in seen:
+        t = ref()
+        if t is None:
+            continue
+        st = t.untyped_storage()
+        if int(st.data_ptr()) == lo and int(st.nbytes()) == n:  # not resized or re-pointed since
+            out.append((lo, n, st))
+    return out
+
+
+def _scan(torch: Any) -> tuple[list[tuple[int, int, Any]], list[tuple[int, int, weakref.ref[Any]]]]:
+    """Every live CPU torch storage, each once, and a weak reference to a tensor holding it."""
     out: dict[int, tuple[int, int, Any]] = {}
+    refs: list[tuple[int, int, weakref.ref[Any]]] = []
     tensor = torch.Tensor
     for obj in gc.get_objects():
         if not issubclass(type(obj), tensor):
@@ -102,7 +147,8 @@ def _torch_storages(torch: Any) -> list[tuple[int, int, Any]]:
             continue
         if n and lo not in out:
             out[lo] = (lo, n, st)
-    return list(out.values())
+            refs.append((lo, n, weakref.ref(obj)))
+    return list(out.values()), refs
 
 
 def _byte_view(torch: Any, storage: Any, n: int) -> np.ndarray[Any, Any]:
@@ -110,3 +156,7 @@ def _byte_view(torch: Any, storage: Any, n: int) -> np.ndarray[Any, Any]:
         flat = torch.empty(0, dtype=torch.uint8).set_(storage, 0, (n,), (1,))
     view: np.ndarray[Any, Any] = flat.numpy()
     return view
+
+
+TORCH_STORAGES = TorchStorages()
+"""The process's remembered torch storages (a cache: see :class:`TorchStorages`)."""

@@ -72,3 +72,27 @@ def test_plain_pointer_arithmetic_does_not_reach_recorded_arrays() -> None:
         # the report names the argument nearest the address, which depends on the allocator
         with pytest.raises(OutOfBoundsError, match=r"relative to argument '(x_ptr|out_ptr)'"):
             _far_load[(1,)](x, out, delta)
+
+
+def test_torch_storages_are_remembered_between_launches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A heap scan finds a tensor's storage once; later launches reuse it while the tensor lives
+    and holds the same storage, and scan again for an address nothing remembered holds."""
+    torch = pytest.importorskip("torch", reason="torch storages are only looked up when torch is imported")
+    from kdsl.runtime import addresses
+
+    scans = []
+    real = addresses._scan
+    monkeypatch.setattr(addresses, "_scan", lambda t: scans.append(1) or real(t))
+    book = addresses.TorchStorages()
+    a = torch.arange(8, dtype=torch.float32)
+    at = np.array([a.data_ptr() + 4], np.int64)
+    first = book.covering(torch, at, 4)
+    assert len(scans) == 1 and any(lo == a.data_ptr() for lo, _, _ in first)
+    again = book.covering(torch, at, 4)
+    assert len(scans) == 1 and any(lo == a.data_ptr() for lo, _, _ in again)
+    b = torch.ones(3)  # born after the scan: found by a second one
+    assert any(lo == b.data_ptr() for lo, _, _ in book.covering(torch, np.array([b.data_ptr()], np.int64), 4))
+    assert len(scans) == 2
+    old = a.data_ptr()
+    a.set_(torch.zeros(2).untyped_storage())  # a now holds another storage: its old entry is stale
+    assert not any(lo == old for lo, _, _ in addresses._alive(book._seen))
