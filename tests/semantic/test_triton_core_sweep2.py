@@ -51,8 +51,8 @@ Facts checked (Triton's behaviour, reproduced by kdsl):
 - Math edge values: signed zeros, infinities, NaN, exp/exp2 overflow edges; a 16-lane vector
   mixing tiny and huge arguments (PoCL's vector sin/cos let the huge lane spoil the others).
   On vulkan, lavapipe's f32 sin/cos for large ``|x|`` and logs of subnormals are wrong; the SPIR-V
-  backend guards logs and reduces sin/cos arguments below 2**30 in f64
-  (kdsl/codegen/spirv/accurate32.py). Known gap (strict xfail, vulkan only): ``|x| >= 2**30``.
+  backend guards logs and computes f32 sin/cos itself, with an exact argument reduction up to
+  the largest f32 (kdsl/codegen/spirv/accurate32.py).
 """
 
 from __future__ import annotations
@@ -1442,11 +1442,7 @@ def test_math_edge_values(backend: str) -> None:
         _check_edge_math(vals, dt)
 
 
-def test_math_huge_trig_arguments_and_subnormal_logs(backend: str, request: pytest.FixtureRequest) -> None:
-    if backend == "vulkan":
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "f32 sin/cos of |x| >= 2**30 use lavapipe's GLSL.std.450 Sin/Cos, which reduce in single "
-            "precision (sin(1e30) gives -1.0); kdsl reduces in f64 below that (codegen/spirv/accurate32.py)")))
+def test_math_huge_trig_arguments_and_subnormal_logs(backend: str) -> None:
     # Triton (libdevice) reduces any finite argument exactly and takes logs of subnormals.
     fi = np.finfo(np.float32)
     vals = np.array([1e8, 1e10, 1e20, 1e30, fi.max, -fi.max, fi.tiny / 4, 1e-40] * 4, np.float32)
