@@ -65,16 +65,14 @@ def two_over_pi_words() -> tuple[int, ...]:
     return (*words, *([0] * (WINDOW_LIMBS + 2)))
 
 
-def pio2_parts(head_bits: int = 33) -> tuple[float, float, float, float]:
-    """pi/2 as P1 + P2 + P3 + P4: three ``head_bits``-bit heads (``k * head`` exact for
-    ``k < 2**(53 - head_bits)``), the rest. 33 bits serve the f64 ``sin`` (``k < 2**19``), 23 the
-    f32 one (``k < 2**30``, :mod:`kdsl.codegen.spirv.accurate32`)."""
+def pio2_parts() -> tuple[float, float, float, float]:
+    """pi/2 as P1 + P2 + P3 + P4: three 33-bit heads (exact products with k < 2**19), the rest."""
     bits = 200
     p = pi_scaled(bits)  # pi/2 = p / 2**(bits + 1)
     parts = []
     rest = p
     for i in range(3):
-        shift = bits + 1 - (head_bits - 1) - head_bits * i  # pi/2 < 2: one integer bit
+        shift = bits + 1 - 32 - 33 * i  # keep 33 significant bits (pi/2 < 2: one integer bit)
         head = (rest >> shift) << shift
         parts.append(math.ldexp(head, -(bits + 1)))
         rest -= head
@@ -89,11 +87,10 @@ def pio2_double_double() -> tuple[float, float]:
     return hi, lo
 
 
-def cody_waite(h: F64Ops, x: int, head_bits: int = 33) -> tuple[int, int, int]:
-    """``(k mod 4 as i32, r_hi, r_lo)`` with ``x = k pi/2 + r`` for ``k < 2**(53 - head_bits)``
-    (``|x| < CW_LIMIT`` with the default)."""
+def _cody_waite(h: F64Ops, x: int) -> tuple[int, int, int]:
+    """``(k mod 4 as i32, r_hi, r_lo)`` for ``|x| < CW_LIMIT``."""
     f = h.f
-    p1, p2, p3, p4 = (h.c(p) for p in pio2_parts(head_bits))
+    p1, p2, p3, p4 = (h.c(p) for p in pio2_parts())
     kd = f.ext(h.d, "Floor", h.add(h.mul(x, h.c(2 / math.pi)), h.c(0.5)))
     a = h.sub(x, h.mul(kd, p1))  # exact: k * p1 exact, then Sterbenz
     s1, e1 = h.two_sum(a, f.neg(h.d, h.mul(kd, p2)))
@@ -173,7 +170,7 @@ def _reduce(h: F64Ops, x: int) -> tuple[int, int, int]:
     ax = f.ext(d, "FAbs", x)
     small = f.cmp("lt", d, ax, h.c(CW_LIMIT))
     xs = f.select(d, small, x, h.c(0.0))
-    kc, hc, lc = cody_waite(h, xs)
+    kc, hc, lc = _cody_waite(h, xs)
     big = f.select(d, small, h.c(CW_LIMIT), ax)
     kp, hp, lp = _payne_hanek(h, big)
     neg = f.cmp("lt", d, x, h.c(0.0))  # the large path reduced |x|: mirror it
