@@ -12,6 +12,7 @@ from __future__ import annotations
 from kdsl.errors import CompilationError, OutOfResources
 from kdsl.ir.core import ModuleOp
 from kdsl.lowering import ops_collective, ops_control, ops_memory, ops_shape  # noqa: F401  (register lowerings)
+from kdsl.lowering.align_stores import align_streaming_stores
 from kdsl.lowering.coalesce import ItemSize, coalesce_local, coalesce_private, local_bytes
 from kdsl.lowering.layout import TUNABLES, Layout
 from kdsl.lowering.lowerer import Lowerer
@@ -47,6 +48,8 @@ def lower_to_wi(
     simplify(wfunc)
     if layout.vector_width > 1:  # element loops -> vector<NxT> ops (docs/LOWERING.md "Vectorisation")
         vectorize(wfunc, layout.vector_width)
+        if layout.align_stores:  # CPU targets: streaming stores as whole aligned vectors
+            align_streaming_stores(wfunc)
         if layout.prefetch:  # CPU targets: the next row's lines during this row's compute passes
             prefetch_next_rows(wfunc)
     coalesce_private(wfunc)  # disjoint live ranges share private arrays (lowering/coalesce.py)

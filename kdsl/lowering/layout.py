@@ -45,9 +45,10 @@ LAUNCH_KNOBS: tuple[str, ...] = (
     "lower.vector_width", "lower.dot_block_m", "lower.dot_block_n", "lower.chunk",
     "lower.claim",  # OpenCL CPU devices: work-groups claim program ids (kdsl/codegen/opencl/claim.py)
     "lower.prefetch",  # 0 / 1: software prefetch of the next row (kdsl/lowering/prefetch.py)
+    "lower.align_stores",  # 0 / 1: streaming-store loops start aligned (kdsl/lowering/align_stores.py)
 )
 # knobs that may be 0 (an off switch); every other knob is a positive int
-KNOB_MINIMUM: dict[str, int] = {"lower.prefetch": 0}
+KNOB_MINIMUM: dict[str, int] = {"lower.prefetch": 0, "lower.align_stores": 0}
 
 
 
@@ -82,6 +83,9 @@ class Layout:
     # software prefetch of the next row (lowering/prefetch.py): on for CPU targets, where nothing
     # else keeps the memory system busy while a row is computed on; 0 elsewhere
     prefetch: int = 0
+    # a lane-count head before vector loops with streaming stores, so that their vectors are aligned
+    # (lowering/align_stores.py): x86's streaming stores are whole aligned vectors; on for CPU targets
+    align_stores: int = 0
 
     def __post_init__(self) -> None:
         if min(self.num_threads, self.chunk, self.vector_width, self.dot_block_m, self.dot_block_n) < 1:
@@ -108,7 +112,7 @@ class Layout:
         opts = dict(extra)
         nt = num_threads or int(opts.get("num_threads", 1))
         fields: dict[str, int] = dict(TARGET_DEFAULTS.get(target, {}))
-        for name in ("vector_width", "dot_block_m", "dot_block_n", "prefetch"):
+        for name in ("vector_width", "dot_block_m", "dot_block_n", "prefetch", "align_stores"):
             if f"lower.{name}" in opts:
                 fields[name] = int(opts[f"lower.{name}"])
         return Layout(num_threads=nt, chunk=int(opts.get("lower.chunk", opts.get("chunk", 1))), **fields)

@@ -42,11 +42,17 @@ def emit_tail(vloop: Operation, hi: Value, pre: Builder) -> Operation:
     """Build, at ``pre``, the lane-count iteration over ``[vend, hi)`` after ``vloop`` (a vector
     loop of ``vectorize``: unit lanes, step ``N``, ending at ``vend``; ``hi - vend < N``); its
     results are ``vloop``'s reductions with the iteration's active lanes folded in."""
+    return emit_counted(vloop, vloop.operands[1], hi, list(vloop.results), pre)
+
+
+def emit_counted(vloop: Operation, start: Value, hi: Value, accs: list[Value], pre: Builder) -> Operation:
+    """Build, at ``pre``, one iteration of ``vloop``'s body over ``[start, hi)`` (``hi - start <
+    N``; none when empty) whose lanes past ``hi`` do nothing, folding into ``accs``: the tail
+    above, or the head that aligns a loop's streaming stores (``align_stores.py``)."""
     body = vloop.regions[0].block
-    vend, step = vloop.operands[1], vloop.operands[2]
+    step = vloop.operands[2]
     it = body.args[0].type
     assert isinstance(it, ScalarType)
-    accs = list(vloop.results)
     block = Block([it, *(a.type for a in accs)])
     b = Builder(block)
     b.loc = vloop.loc
@@ -77,7 +83,7 @@ def emit_tail(vloop: Operation, hi: Value, pre: Builder) -> Operation:
         for old, new_acc in zip(term.operands, block.args[1:]):  # inactive lanes keep their accumulator
             yields.append(b.create(arith.SelectOp, [active, vmap.get(old, old), new_acc], [new_acc.type]).result)
     block.append(scf.YieldOp(yields, loc=vloop.loc))
-    return pre.create(scf.ForOp, [vend, hi, step, *accs], [a.type for a in accs], regions=[Region([block])])
+    return pre.create(scf.ForOp, [start, hi, step, *accs], [a.type for a in accs], regions=[Region([block])])
 
 
 def _lanes(t: object) -> int:

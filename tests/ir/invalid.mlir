@@ -436,9 +436,16 @@ wi.func @f(%n: i32) attributes {num_threads = 1} {
 }
 
 // -----
+wi.func @f(%p: ptr<f32>) attributes {num_threads = 1} {
+  // expected-error@+1 {{'wi.align_gap' op bytes must be a power of two, got 48}}
+  %0 = wi.align_gap %p {bytes = 48} : (ptr<f32>) -> i32
+  wi.return
+}
+
+// -----
 tile.func @f(%x: f32) {
   %0 = arith.neg %x : f32
-// expected-error@+1 {{missing '}' to close the region opened at invalid.mlir:439:23}}
+// expected-error@+1 {{missing '}' to close the region opened at invalid.mlir:446:23}}
 
 // -----
 tile.func @f(%x: tile<4x8xf32>, %i: tile<2x4xi32>) {

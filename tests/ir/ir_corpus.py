@@ -346,6 +346,7 @@ def wi_module() -> ModuleOp:
     k.op("wi.gstore", [p, y])
     k.op("wi.gstore", [p, y, inb], [], {"nontemporal": True})
     k.op("wi.prefetch", [p])
+    k.v("wi.align_gap", [p], I32, {"bytes": 64})
     k.v("wi.atomic_rmw", [p, y], F32, {"kind": "add"})
     k.v("wi.atomic_rmw", [p, y, inb], F32, {"kind": "max", "sem": "relaxed", "scope": "gpu"})
     k.v("wi.atomic_cas", [p, y, x], F32, {"sem": "acquire"})

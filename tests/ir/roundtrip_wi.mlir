@@ -21,6 +21,7 @@ builtin.module {
     wi.gstore %3, %9, %4 : ptr<f32>, f32, i1
     wi.gstore %3, %9 : ptr<f32>, f32
     wi.prefetch %3 : ptr<f32>
+    %gap = wi.align_gap %3 {bytes = 64} : (ptr<f32>) -> i32
     %10 = wi.atomic_rmw %3, %9 {kind = "add"} : (ptr<f32>, f32) -> f32
     %11 = wi.atomic_rmw %3, %9, %4 {kind = "max", scope = "gpu", sem = "relaxed"} : (ptr<f32>, f32, i1) -> f32
     %12 = wi.atomic_cas %3, %9, %x {sem = "acquire"} : (ptr<f32>, f32, f32) -> f32

@@ -165,6 +165,16 @@ class FuncRenderer:
     def op_wi_barrier(self, op: Operation) -> None:
         """One work-item per group: a barrier has nothing to wait for."""
 
+    def op_wi_align_gap(self, op: Operation) -> None:
+        pt = op.ptr.type
+        assert isinstance(pt, PointerType)
+        addr = self.b.ptrtoint(self.v(op.ptr), I64)
+        gap = self.b.and_(self.b.sub(ir.Constant(I64, 0), addr), ir.Constant(I64, op.attributes["bytes"] - 1))
+        gap = self.b.udiv(gap, ir.Constant(I64, pt.pointee.itemsize))
+        rt = op.result.type
+        assert isinstance(rt, ScalarType)
+        self.set(op.result, gap if rt.bitwidth == 64 else self.b.trunc(gap, ir.IntType(rt.bitwidth)))
+
     def op_wi_prefetch(self, op: Operation) -> None:
         """``llvm.prefetch`` for reading, high locality (``prefetcht0``), into the data cache."""
         fn = intrinsic(self.module, "llvm.prefetch", VOID, [PTR, I32, I32, I32], [PTR])

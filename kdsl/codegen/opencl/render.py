@@ -41,7 +41,8 @@ class DeviceCaps:
     claim_programs: bool = False
     # a CPU device on a host with AVX-512 VNNI: int8 dots use ``vpdpbusd`` (:mod:`.mma_i8`)
     int8_dot: bool = False
-    # a CPU device: the lowering prefetches the next row in software (kdsl/lowering/prefetch.py)
+    # a CPU device: the lowering prefetches the next row in software (kdsl/lowering/prefetch.py) and
+    # aligns streaming-store loops (kdsl/lowering/align_stores.py)
     prefetch: bool = False
 
 
@@ -214,6 +215,11 @@ class Renderer:
             return "((int)get_local_id(0))"
         if n == "wi.addptr":
             return f"(({ct.reg(op.result.type)}){a[0]} + {a[1]})"
+        if n == "wi.align_gap":
+            pt = op.operands[0].type
+            assert isinstance(pt, PointerType)
+            size = pt.pointee.itemsize
+            return f"(({ct.reg(op.result.type)})(((0 - (ulong)({a[0]})) & {op.attributes['bytes'] - 1}) / {size}))"
         if n == "wi.load":
             return f"{a[0]}[{a[1]}]"
         if n == "wi.gload":

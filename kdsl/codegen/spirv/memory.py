@@ -141,6 +141,18 @@ def _gstore(e: Emitter, op: Operation) -> None:
         store()
 
 
+@handles("wi.align_gap")
+def _align_gap(e: Emitter, op: Operation) -> None:
+    """Addresses are u64 here (``global_ptr`` converts them when used)."""
+    f, u64 = e.f, e.t.u64
+    pt = op.operands[0].type
+    assert isinstance(pt, PointerType)
+    neg = f.binary("sub", u64, f.const(u64, 0), e.v(op.operands[0]))
+    gap = f.binary("div", u64, f.binary("and", u64, neg, f.const(u64, op.attributes["bytes"] - 1)),
+                   f.const(u64, pt.pointee.itemsize))  # fmt: skip
+    e.bind(op.result, f.convert(e.t.reg(op.result.type), u64, gap))
+
+
 @handles("wi.prefetch")
 def _prefetch(e: Emitter, op: Operation) -> None:
     """SPIR-V has no prefetch; the hint is dropped (the lowering only asks for it on CPU targets)."""

@@ -181,6 +181,30 @@ class AddPtrOp(Operation):
         require_int(self, self.offset.type)
 
 
+class AlignGapOp(Operation):
+    """``wi.align_gap %ptr {bytes = B} : i32``: the number of elements from ``ptr`` to the next
+    address that is a multiple of ``B`` bytes (a power of two), 0 when ``ptr`` is one:
+    ``((-address) mod B) / sizeof(element)``, rounded down.
+
+    Why: streaming (non-temporal) vector stores are only whole-vector stores at an aligned
+    address; a vector loop over an unaligned row starts with that many elements in a lane-count
+    iteration so that its vectors are aligned (``kdsl/lowering/align_stores.py``).
+    """
+
+    NAME = "wi.align_gap"
+    OPERANDS = ("ptr",)
+    ATTRS = {"bytes": int}
+    TRAITS = (Pure,)
+
+    def verify_(self) -> None:
+        if not isinstance(self.ptr.type, PointerType):
+            raise self.error("takes a scalar pointer")
+        require_int(self, self.result.type)
+        b = self.attributes["bytes"]
+        if b < 1 or b & (b - 1):
+            raise self.error(f"bytes must be a power of two, got {b}")
+
+
 class GLoadOp(Operation):
     """``wi.gload %ptr [, %mask [, %other]]``: read global memory.
 
@@ -465,6 +489,7 @@ WI = Dialect(
         LoadOp,
         StoreOp,
         AddPtrOp,
+        AlignGapOp,
         GLoadOp,
         GStoreOp,
         PrefetchOp,

@@ -79,11 +79,12 @@ def cpu_layout(options: LaunchOptions) -> Layout:
     in registers (16 accumulators); with 16 registers (AVX2), 4 x 2. The
     autotuner's ``lower.dot_block_m`` / ``lower.dot_block_n`` /
     ``lower.vector_width`` keys in ``options.extra`` override them; ``lower.prefetch=0`` turns off
-    the software prefetch of the next row (:mod:`kdsl.lowering.prefetch`).
+    the software prefetch of the next row (:mod:`kdsl.lowering.prefetch`), ``lower.align_stores=0``
+    the aligning head of streaming-store loops (:mod:`kdsl.lowering.align_stores`).
     """
     lanes = host().vector_bytes // 4
     fields = {"vector_width": lanes, "dot_block_m": 4, "dot_block_n": lanes * (4 if lanes >= 16 else 2),
-              "prefetch": 1}  # fmt: skip
+              "prefetch": 1, "align_stores": 1}  # fmt: skip
     extra = dict(options.extra)
     for name in fields:
         if f"lower.{name}" in extra:

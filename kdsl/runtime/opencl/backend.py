@@ -61,8 +61,9 @@ def render_stages(
 
     nt = options.num_threads or dict(options.extra).get("num_threads") or default_num_threads
     layout = Layout.from_options(int(nt), options.extra, target="opencl")
-    if caps.prefetch and "lower.prefetch" not in dict(options.extra):
-        layout = replace(layout, prefetch=1)
+    if caps.prefetch:  # a CPU device: the memory tweaks of CPU targets, unless the launch says otherwise
+        given = dict(options.extra)
+        layout = replace(layout, **{k: 1 for k in ("prefetch", "align_stores") if f"lower.{k}" not in given})
     if layout.num_threads > max_group:
         raise CompilationError(
             f"opencl: num_threads={layout.num_threads} exceeds the device's maximum work-group size {max_group}"
