@@ -9,9 +9,10 @@ backend and 1.04 ms on PoCL, against 0.55 and 0.52 ms for the same rows 784 floa
 
 What, after vectorisation (CPU targets, with ``Layout.prefetch``'s switch): a vector loop without
 reductions (its iterations are independent, so where the vectors start changes no result) that
-streams to ``addptr(X, iv)`` with ``X`` fixed, followed by its lane-count tail, gets::
+streams to ``addptr(X, iv + c)`` with ``X`` and ``c`` fixed (``c`` may be absent), followed by its
+lane-count tail, gets::
 
-    h     = min(wi.align_gap(X + lo), limit - lo)       elements before the first aligned vector
+    h     = min(wi.align_gap(X + c + lo), limit - lo)   elements before the first aligned vector
     head  = the body over [lo, lo + h) as one lane-count iteration (runs when h > 0)
     loop  over [lo + h, vend') step N                   every vector store aligned
     tail  over [vend', limit)                           vend' = lo + h + (limit - lo - h) // N * N
@@ -40,9 +41,9 @@ def align_streaming_stores(func: Operation) -> int:
     return done
 
 
-def _plan(loop: Operation) -> tuple[Operation, Value, int] | None:
-    """(the tail loop after ``loop``, the stored row's base ``X``, the vector's bytes) when
-    ``loop`` qualifies (see the module doc)."""
+def _plan(loop: Operation) -> tuple[Operation, Value, Value | None, int] | None:
+    """(the tail loop after ``loop``, the stored row's base ``X``, the invariant ``c`` of an index
+    ``iv + c`` (None for ``iv``), the vector's bytes) when ``loop`` qualifies (see the module doc)."""
     body = loop.regions[0].block
     if loop.results or loop.parent is None:
         return None
@@ -52,7 +53,10 @@ def _plan(loop: Operation) -> tuple[Operation, Value, int] | None:
     if store is None:
         return None
     ptr = store.operands[0].owner_op
-    if not isinstance(ptr, AddPtrOp) or ptr.operands[1] is not iv or _inside(ptr.operands[0], loop):
+    if not isinstance(ptr, AddPtrOp) or _inside(ptr.operands[0], loop):
+        return None
+    affine, shift = _shift(ptr.operands[1], iv, loop)
+    if not affine:
         return None
     vt = store.operands[1].type
     lanes, elem = getattr(vt, "lanes", 0), getattr(vt, "element", None)
@@ -67,17 +71,34 @@ def _plan(loop: Operation) -> tuple[Operation, Value, int] | None:
     tail = ops[at + 1] if at + 1 < len(ops) else None
     if tail is None or tail.NAME != "scf.for" or tail.operands[0] is not loop.operands[1] or tail.results:
         return None
-    return tail, ptr.operands[0], size
+    return tail, ptr.operands[0], shift, size
 
 
-def _align(loop: Operation, tail: Operation, base: Value, size: int) -> None:
+def _shift(index: Value, iv: Value, loop: Operation) -> tuple[bool, Value | None]:
+    """(True, ``c``) when ``index`` is ``iv + c`` or ``c + iv`` with ``c`` fixed in ``loop``
+    (a flat index ``pid * BLOCK + iv`` is such a sum), (True, None) for ``iv`` itself, else
+    (False, None)."""
+    if index is iv:
+        return True, None
+    op = index.owner_op
+    if op is None or op.NAME != "arith.add":
+        return False, None
+    a, b = op.operands
+    other = b if a is iv else a if b is iv else None
+    if other is None or _inside(other, loop):
+        return False, None
+    return True, other
+
+
+def _align(loop: Operation, tail: Operation, base: Value, shift: Value | None, size: int) -> None:
     b = Builder()
     b.set_insertion_point_before(loop)
     b.loc = loop.loc
     lo, limit, step = loop.operands[0], tail.operands[1], loop.operands[2]
     it = lo.type
     assert isinstance(base.type, PointerType)
-    first = b.create(AddPtrOp, [base, lo], [base.type]).result
+    at = lo if shift is None else b.create(arith.AddOp, [shift, lo], [it]).result
+    first = b.create(AddPtrOp, [base, at], [base.type]).result
     gap = b.create(AlignGapOp, [first], [it], {"bytes": size}).result
     span = b.create(arith.SubOp, [limit, lo], [it]).result
     h = b.create(arith.MinOp, [gap, span], [it]).result

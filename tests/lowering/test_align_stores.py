@@ -119,3 +119,24 @@ def test_softmax_odd_rows(backend: str) -> None:
     softmax_kernel[(8,)](o, x, 781, 781, 29, 781, BLOCK_SIZE=1024)
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(o, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-8)
+
+
+@kdsl.kernel
+def flat_scale(o, x, n, B: kl.constexpr):
+    offs = kl.program_id(0) * B + kl.arange(0, B)
+    kl.store(o + offs, kl.load(x + offs, mask=offs < n) * 2.0, mask=offs < n, eviction_policy="evict_first")
+
+
+def test_flat_index_gets_a_head() -> None:
+    """``addptr(o, pid * B + iv)``: the row base is ``o`` shifted by an index fixed in the loop."""
+    assert _count(_wi(flat_scale, ["*f32", "*f32", "i32"], B=1024), "wi.align_gap") == 1
+
+
+@pytest.mark.parametrize(("n", "start"), [(1000, 1), (3, 5), (4096, 0), (2049, 13)])
+def test_flat_numbers(backend: str, n: int, start: int) -> None:
+    x = np.random.default_rng(n).standard_normal(n, dtype=np.float32)
+    ob = np.full(n + 32, np.nan, np.float32)
+    flat_scale[(kdsl.cdiv(n, 512),)](ob[start:], x, n, B=512)
+    want = np.full_like(ob, np.nan)
+    want[start:start + n] = x * np.float32(2.0)
+    np.testing.assert_array_equal(ob, want)

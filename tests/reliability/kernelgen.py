@@ -398,7 +398,10 @@ class _Gen:
             return
         self.out_rows[kind] += 1
         dst, dt = ("out_f", "kl.float64") if kind == "f" else ("out_i", "kl.int64")
-        self.emit(f"kl.store({dst} + {row} * NPAD + offs, {v.name}.to({dt}), mask=mask)")
+        # odd rows stream (a choice that draws nothing from the generator: seeds keep their programs
+        # otherwise), so that streaming-store loops (kdsl/lowering/align_stores.py) are exercised
+        hint = ', eviction_policy="evict_first"' if row % 2 else ""
+        self.emit(f"kl.store({dst} + {row} * NPAD + offs, {v.name}.to({dt}), mask=mask{hint})")
 
     def reduction(self) -> None:
         v = self.pick("fi", tile=True)
