@@ -12,7 +12,7 @@ reductions (its iterations are independent, so where the vectors start changes n
 streams to ``addptr(X, iv + c)`` with ``X`` and ``c`` fixed (``c`` may be absent), followed by its
 lane-count tail, gets::
 
-    h     = min(wi.align_gap(X + c + lo), limit - lo)   elements before the first aligned vector
+    h     = max(0, min(wi.align_gap(X + c + lo), limit - lo))   elements before the first aligned vector
     head  = the body over [lo, lo + h) as one lane-count iteration (runs when h > 0)
     loop  over [lo + h, vend') step N                   every vector store aligned
     tail  over [vend', limit)                           vend' = lo + h + (limit - lo - h) // N * N
@@ -101,7 +101,9 @@ def _align(loop: Operation, tail: Operation, base: Value, shift: Value | None, s
     first = b.create(AddPtrOp, [base, at], [base.type]).result
     gap = b.create(AlignGapOp, [first], [it], {"bytes": size}).result
     span = b.create(arith.SubOp, [limit, lo], [it]).result
-    h = b.create(arith.MinOp, [gap, span], [it]).result
+    zero = b.create(arith.ConstantOp, [], [it], {"value": 0}).result
+    # never below 0: the vectors must not start before lo (the vectoriser's limit is >= lo anyway)
+    h = b.create(arith.MaxOp, [b.create(arith.MinOp, [gap, span], [it]).result, zero], [it]).result
     start = b.create(arith.AddOp, [lo, h], [it]).result
     rest = b.create(arith.SubOp, [limit, start], [it]).result
     whole = b.create(arith.MulOp, [b.create(arith.DivOp, [rest, step], [it]).result, step], [it]).result

@@ -23,42 +23,44 @@ builtin.module {
       %19 = wi.addptr %11, %0 : (ptr<f32>, i32) -> ptr<f32>
       %20 = wi.align_gap %19 {bytes = 64} : (ptr<f32>) -> i32
       %21 = arith.sub %15, %0 : i32
-      %22 = arith.min %20, %21 : i32
-      %23 = arith.add %0, %22 : i32
-      %24 = arith.sub %15, %23 : i32
-      %25 = arith.div %24, %16 : i32
-      %26 = arith.mul %25, %16 : i32
-      %27 = arith.add %23, %26 : i32
-      scf.for %0, %23, %16 : i32, i32, i32 {
-      ^bb0(%28: i32):
-        %29 = arith.sub %23, %28 : i32
-        %30 = wi.addptr %9, %28 : (ptr<f32>, i32) -> ptr<f32>
-        %31 = wi.gvload %30, %29 : (ptr<f32>, i32) -> vector<16xf32>
-        %32 = wi.addptr %11, %28 : (ptr<f32>, i32) -> ptr<f32>
-        %33 = arith.mul %31, %12 : vector<16xf32>
-        %34 = arith.sub %33, %13 : vector<16xf32>
-        wi.gvstore %32, %34, %29 {nontemporal = true} : ptr<f32>, vector<16xf32>, i32
+      %22 = arith.constant {value = 0} : i32
+      %23 = arith.min %20, %21 : i32
+      %24 = arith.max %23, %22 : i32
+      %25 = arith.add %0, %24 : i32
+      %26 = arith.sub %15, %25 : i32
+      %27 = arith.div %26, %16 : i32
+      %28 = arith.mul %27, %16 : i32
+      %29 = arith.add %25, %28 : i32
+      scf.for %0, %25, %16 : i32, i32, i32 {
+      ^bb0(%30: i32):
+        %31 = arith.sub %25, %30 : i32
+        %32 = wi.addptr %9, %30 : (ptr<f32>, i32) -> ptr<f32>
+        %33 = wi.gvload %32, %31 : (ptr<f32>, i32) -> vector<16xf32>
+        %34 = wi.addptr %11, %30 : (ptr<f32>, i32) -> ptr<f32>
+        %35 = arith.mul %33, %12 : vector<16xf32>
+        %36 = arith.sub %35, %13 : vector<16xf32>
+        wi.gvstore %34, %36, %31 {nontemporal = true} : ptr<f32>, vector<16xf32>, i32
         scf.yield
       }
-      scf.for %23, %27, %16 : i32, i32, i32 {
-      ^bb0(%35: i32):
-        %36 = wi.addptr %9, %35 : (ptr<f32>, i32) -> ptr<f32>
-        %37 = wi.gvload %36 : (ptr<f32>) -> vector<16xf32>
-        %38 = wi.addptr %11, %35 : (ptr<f32>, i32) -> ptr<f32>
-        %39 = arith.mul %37, %12 : vector<16xf32>
-        %40 = arith.sub %39, %13 : vector<16xf32>
-        wi.gvstore %38, %40 {nontemporal = true} : ptr<f32>, vector<16xf32>
+      scf.for %25, %29, %16 : i32, i32, i32 {
+      ^bb0(%37: i32):
+        %38 = wi.addptr %9, %37 : (ptr<f32>, i32) -> ptr<f32>
+        %39 = wi.gvload %38 : (ptr<f32>) -> vector<16xf32>
+        %40 = wi.addptr %11, %37 : (ptr<f32>, i32) -> ptr<f32>
+        %41 = arith.mul %39, %12 : vector<16xf32>
+        %42 = arith.sub %41, %13 : vector<16xf32>
+        wi.gvstore %40, %42 {nontemporal = true} : ptr<f32>, vector<16xf32>
         scf.yield
       }
-      scf.for %27, %15, %16 : i32, i32, i32 {
-      ^bb0(%41: i32):
-        %42 = arith.sub %15, %41 : i32
-        %43 = wi.addptr %9, %41 : (ptr<f32>, i32) -> ptr<f32>
-        %44 = wi.gvload %43, %42 : (ptr<f32>, i32) -> vector<16xf32>
-        %45 = wi.addptr %11, %41 : (ptr<f32>, i32) -> ptr<f32>
-        %46 = arith.mul %44, %12 : vector<16xf32>
-        %47 = arith.sub %46, %13 : vector<16xf32>
-        wi.gvstore %45, %47, %42 {nontemporal = true} : ptr<f32>, vector<16xf32>, i32
+      scf.for %29, %15, %16 : i32, i32, i32 {
+      ^bb0(%43: i32):
+        %44 = arith.sub %15, %43 : i32
+        %45 = wi.addptr %9, %43 : (ptr<f32>, i32) -> ptr<f32>
+        %46 = wi.gvload %45, %44 : (ptr<f32>, i32) -> vector<16xf32>
+        %47 = wi.addptr %11, %43 : (ptr<f32>, i32) -> ptr<f32>
+        %48 = arith.mul %46, %12 : vector<16xf32>
+        %49 = arith.sub %48, %13 : vector<16xf32>
+        wi.gvstore %47, %49, %44 {nontemporal = true} : ptr<f32>, vector<16xf32>, i32
         scf.yield
       }
       scf.yield
