@@ -12,9 +12,10 @@ prefetch of the next row's line per vector of the ``exp`` pass brought it to 6.3
 What, on the vectorised work-item IR: a *scope* is the body of an ``scf.for`` (the row
 loop: the next row is the next iteration, ``iv + step``) or the function body (one row per
 program: the next row is program ``id + 1``, which the cpu and PoCL runtimes run next on the
-same thread). Inside the scope, the vector loops reached without crossing another loop that
-read global memory through a pointer that depends on the scope's value are its *passes*. With
-two passes or more, the pass with the most arithmetic per such load (not the first, which is
+same thread). The scope's own loops (directly in its block, or inside ``scf.if`` there) that
+hold, at any depth, vector loads through a pointer depending on the scope's value are its
+*passes* (a tile-level loop over column blocks counts as one pass, its element loops inside).
+With two passes or more, the pass with the most arithmetic per such load (not the first, which is
 the one that waits on memory) gets, after each of those loads, a ``wi.prefetch`` of the same
 address computed for the next row: the pointer's arithmetic is cloned with the scope's value
 replaced by the next one. The next value is clamped to the current one past the loop's bound
