@@ -7,7 +7,7 @@ non-temporal vector store into 16 scalar ``movnti``, and the OpenCL renderer fal
 stores (each line read before it is written). The 1823 x 781 softmax ran 0.68 ms on the cpu
 backend and 1.04 ms on PoCL, against 0.55 and 0.52 ms for the same rows 784 floats apart.
 
-What, after vectorisation (CPU targets, with ``Layout.prefetch``'s switch): a vector loop without
+What, after vectorisation (CPU targets, ``Layout.align_stores``): a vector loop without
 reductions (its iterations are independent, so where the vectors start changes no result) that
 streams to ``addptr(X, iv + c)`` with ``X`` and ``c`` fixed (``c`` may be absent), followed by its
 lane-count tail, gets::
@@ -28,6 +28,7 @@ from kdsl.ir.dialects import arith
 from kdsl.ir.dialects.wi import AddPtrOp, AlignGapOp
 from kdsl.ir.types import PointerType, ScalarType
 from kdsl.lowering.vector_tail import emit_counted
+from kdsl.transforms.utils import defined_inside
 
 
 def align_streaming_stores(func: Operation) -> int:
@@ -53,7 +54,7 @@ def _plan(loop: Operation) -> tuple[Operation, Value, Value | None, int] | None:
     if store is None:
         return None
     ptr = store.operands[0].owner_op
-    if not isinstance(ptr, AddPtrOp) or _inside(ptr.operands[0], loop):
+    if not isinstance(ptr, AddPtrOp) or defined_inside(ptr.operands[0], loop):
         return None
     affine, shift = _shift(ptr.operands[1], iv, loop)
     if not affine:
@@ -85,7 +86,7 @@ def _shift(index: Value, iv: Value, loop: Operation) -> tuple[bool, Value | None
         return False, None
     a, b = op.operands
     other = b if a is iv else a if b is iv else None
-    if other is None or _inside(other, loop):
+    if other is None or defined_inside(other, loop):
         return False, None
     return True, other
 
@@ -113,13 +114,3 @@ def _align(loop: Operation, tail: Operation, base: Value, shift: Value | None, s
     loop.set_operand(1, vend)
     tail.set_operand(0, vend)
 
-
-def _inside(v: Value, loop: Operation) -> bool:
-    op = v.owner_op
-    blk = op.parent if op is not None else getattr(v, "block", None)
-    while blk is not None:
-        parent = blk.parent_op
-        if parent is loop:
-            return True
-        blk = parent.parent if parent is not None else None
-    return False

@@ -47,8 +47,10 @@ LAUNCH_KNOBS: tuple[str, ...] = (
     "lower.prefetch",  # 0 / 1: software prefetch of the next row (kdsl/lowering/prefetch.py)
     "lower.align_stores",  # 0 / 1: streaming-store loops start aligned (kdsl/lowering/align_stores.py)
 )
-# knobs that may be 0 (an off switch); every other knob is a positive int
-KNOB_MINIMUM: dict[str, int] = {"lower.prefetch": 0, "lower.align_stores": 0}
+# Layout switches (0 / 1) that CPU targets turn on: the cpu backend and OpenCL CPU devices
+CPU_STEPS: tuple[str, ...] = ("prefetch", "align_stores")
+# knobs that may be 0 (the off switches above); every other knob is a positive int
+KNOB_MINIMUM: dict[str, int] = {f"lower.{name}": 0 for name in CPU_STEPS}
 
 
 
@@ -112,7 +114,7 @@ class Layout:
         opts = dict(extra)
         nt = num_threads or int(opts.get("num_threads", 1))
         fields: dict[str, int] = dict(TARGET_DEFAULTS.get(target, {}))
-        for name in ("vector_width", "dot_block_m", "dot_block_n", "prefetch", "align_stores"):
+        for name in ("vector_width", "dot_block_m", "dot_block_n", *CPU_STEPS):
             if f"lower.{name}" in opts:
                 fields[name] = int(opts[f"lower.{name}"])
         return Layout(num_threads=nt, chunk=int(opts.get("lower.chunk", opts.get("chunk", 1))), **fields)

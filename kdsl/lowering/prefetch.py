@@ -33,6 +33,7 @@ from kdsl.ir.core import Block, Builder, Operation, Value
 from kdsl.ir.dialects import arith
 from kdsl.ir.dialects.wi import NumProgramsOp, PrefetchOp
 from kdsl.ir.types import ScalarType
+from kdsl.transforms.utils import defined_inside
 
 _I1 = ScalarType("i1")
 # math ops that cost about what an add does; every other math op is a library-sized sequence
@@ -56,7 +57,9 @@ class _Scope:
     """One scope: its moving value, the passes over memory that depends on it, the clones."""
 
     def __init__(self, block: Block, moving: Value, make_next: Callable[[Builder], Value]) -> None:
-        self.block = block
+        scope = block.parent_op
+        assert scope is not None  # a loop's or the function's body
+        self.block, self.scope = block, scope
         self.moving = moving
         self.make_next = make_next
         self.memo: dict[int, bool] = {}
@@ -100,7 +103,7 @@ class _Scope:
         hit = self.memo.get(id(v))
         if hit is None:
             op = v.owner_op
-            hit = op is not None and _inside(op, self.block) and any(self._depends(x) for x in op.operands)
+            hit = op is not None and defined_inside(v, self.scope) and any(self._depends(x) for x in op.operands)
             self.memo[id(v)] = hit
         return hit
 
@@ -155,16 +158,6 @@ def _cost(loop: Operation) -> int:
         else:
             total += 1
     return total
-
-
-def _inside(op: Operation, block: Block) -> bool:
-    blk = op.parent
-    while blk is not None:
-        if blk is block:
-            return True
-        parent = blk.parent_op
-        blk = parent.parent if parent is not None else None
-    return False
 
 
 def _after(op: Operation) -> Builder:

@@ -400,7 +400,8 @@ def check_knob(name: str, value: Any, kernel: str) -> Any:
     """Validate one dotted launch option; returns its value (lists as tuples: part of cache keys).
 
     ``"lower.<knob>"`` goes to the backend's lowering (``Layout.from_options``;
-    :data:`kdsl.lowering.layout.LAUNCH_KNOBS`): a positive int (``lower.prefetch``: 0 or more). ``"<pass>.<option>"``
+    :data:`kdsl.lowering.layout.LAUNCH_KNOBS`): a positive int (the off switches of
+    ``KNOB_MINIMUM`` may be 0). ``"<pass>.<option>"``
     configures that pass of the default pipeline for this compilation; an unknown
     pass or option or a wrongly typed value is a LaunchError naming the option.
     """

@@ -22,27 +22,13 @@ code: nothing moves out of it (code may still move out of loops inside it).
 
 from __future__ import annotations
 
-from kdsl.ir.core import Block, ModuleOp, Operation, Pure, Value
+from kdsl.ir.core import Block, ModuleOp, Operation, Pure
 from kdsl.ir.types import ScalarType
 from kdsl.transforms.base import Option, Pass, Tunable
-from kdsl.transforms.utils import const_value
+from kdsl.transforms.utils import const_value, defined_inside
 
 _WRITES = ("tile.store", "tile.atomic_rmw", "tile.atomic_cas", "tile.call")
 _LOOPS = ("scf.for", "scf.while")
-
-
-def defined_inside(v: Value, loop: Operation) -> bool:
-    """Whether ``v`` is defined in a region nested under ``loop``."""
-    owner = v.owner_op
-    block: Block | None = owner.parent if owner is not None else getattr(v, "block", None)
-    while block is not None:
-        parent = block.parent_op
-        if parent is loop:
-            return True
-        if parent is None:
-            return False
-        block = parent.parent
-    return False
 
 
 def _may_trap(op: Operation) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import struct
 
-from kdsl.ir.core import AttrValue, Operation, Pure, Value
+from kdsl.ir.core import AttrValue, Block, Operation, Pure, Value
 from kdsl.ir.dialects.arith import ConstantOp
 from kdsl.ir.rewriter import PatternRewriter, clone_block_into, clone_op, clone_region
 from kdsl.ir.types import Type
@@ -17,6 +17,7 @@ __all__ = [
     "clone_op",
     "clone_region",
     "const_value",
+    "defined_inside",
     "defining",
     "is_removable",
     "make_constant",
@@ -95,3 +96,19 @@ def is_removable(op: Operation) -> bool:
 
 def is_removable_or_terminator(op: Operation) -> bool:
     return op.NAME in _TERMINATORS or is_removable(op)
+
+
+def defined_inside(v: Value, loop: Operation) -> bool:
+    """Whether ``v`` is defined in a region nested (at any depth) under ``loop`` (any op with
+    regions: a loop for LICM, a loop or a function body for the lowering's CPU steps); the op's
+    own results are not."""
+    owner = v.owner_op
+    block: Block | None = owner.parent if owner is not None else getattr(v, "block", None)
+    while block is not None:
+        parent = block.parent_op
+        if parent is loop:
+            return True
+        if parent is None:
+            return False
+        block = parent.parent
+    return False

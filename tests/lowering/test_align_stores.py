@@ -20,10 +20,10 @@ from kdsl.codegen.llvm import render_llvm
 from kdsl.codegen.opencl import render_opencl
 from kdsl.ir.core import Operation
 from kdsl.ir.printer import print_op
-from kdsl.ir.verifier import verify
-from kdsl.lowering import Layout, lower_to_wi
+from kdsl.lowering import Layout
 from kdsl.ops.softmax import softmax_kernel
 from tests.lowering.test_lowering_golden import _check
+from tests.lowering.test_prefetch import lower_kernel
 
 VEC = Layout(1, 1, vector_width=16, align_stores=1)
 
@@ -43,11 +43,7 @@ SIG = ["*f32", "*f32", "i32", "i32", "i32", "i32"]
 
 
 def _wi(kernel: Any, sig: list[str], layout: Layout = VEC, **meta: Any) -> Operation:
-    mod = kdsl.compile_to_ir(kernel, *sig, optimize=True, **meta)
-    entry = next(op for op in mod.body.ops if op.attributes.get("kernel")).attributes["sym_name"]
-    wmod = lower_to_wi(mod, entry, layout)
-    verify(wmod)
-    return wmod
+    return lower_kernel(kernel, sig, layout, **meta)
 
 
 def _count(mod: Operation, name: str) -> int:

@@ -76,12 +76,18 @@ def divided_row(o, x, n_rows, n_cols, B: kl.constexpr):
         kl.store(o + r * n_cols + c, e, mask=c < n_cols)
 
 
-def _wi(kernel: Any, sig: list[str], layout: Layout = VEC, **meta: Any) -> Operation:
+def lower_kernel(kernel: Any, sig: list[str], layout: Layout, **meta: Any) -> Operation:
+    """The verified wi module of ``kernel`` specialised to ``sig`` and lowered with ``layout``
+    (shared with test_align_stores.py)."""
     mod = kdsl.compile_to_ir(kernel, *sig, optimize=True, **meta)
     entry = next(op for op in mod.body.ops if op.attributes.get("kernel")).attributes["sym_name"]
     wmod = lower_to_wi(mod, entry, layout)
     verify(wmod)
     return wmod
+
+
+def _wi(kernel: Any, sig: list[str], layout: Layout = VEC, **meta: Any) -> Operation:
+    return lower_kernel(kernel, sig, layout, **meta)
 
 
 def _func(kernel: Any, sig: list[str], layout: Layout = VEC, **meta: Any) -> Operation:

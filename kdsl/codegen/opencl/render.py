@@ -41,9 +41,9 @@ class DeviceCaps:
     claim_programs: bool = False
     # a CPU device on a host with AVX-512 VNNI: int8 dots use ``vpdpbusd`` (:mod:`.mma_i8`)
     int8_dot: bool = False
-    # a CPU device: the lowering prefetches the next row in software (kdsl/lowering/prefetch.py) and
-    # aligns streaming-store loops (kdsl/lowering/align_stores.py)
-    prefetch: bool = False
+    # a CPU device: the lowering's steps for CPU targets apply (kdsl/lowering/layout.py CPU_STEPS:
+    # the next row's prefetch, aligned streaming-store loops)
+    is_cpu: bool = False
 
 
 @dataclass

@@ -33,7 +33,7 @@ from kdsl.ir.analysis import unused_pointer_args, written_pointer_args
 from kdsl.ir.core import Location, ModuleOp
 from kdsl.ir.types import PointerType, ScalarType, Type
 from kdsl.lowering import Layout, lower_to_wi
-from kdsl.lowering.layout import knob_choices
+from kdsl.lowering.layout import CPU_STEPS, knob_choices
 from kdsl.runtime.backend import LaunchOptions
 from kdsl.runtime.cpu import compiler
 from kdsl.runtime.cpu.loader import LoadedObject
@@ -84,7 +84,7 @@ def cpu_layout(options: LaunchOptions) -> Layout:
     """
     lanes = host().vector_bytes // 4
     fields = {"vector_width": lanes, "dot_block_m": 4, "dot_block_n": lanes * (4 if lanes >= 16 else 2),
-              "prefetch": 1, "align_stores": 1}  # fmt: skip
+              **dict.fromkeys(CPU_STEPS, 1)}  # fmt: skip
     extra = dict(options.extra)
     for name in fields:
         if f"lower.{name}" in extra:

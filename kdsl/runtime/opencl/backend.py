@@ -58,12 +58,13 @@ def render_stages(
     """Lower and render for a device described by its limits (no device needed: golden tests)."""
     from kdsl.codegen.opencl import render_opencl
     from kdsl.lowering import Layout, lower_to_wi
+    from kdsl.lowering.layout import CPU_STEPS
 
     nt = options.num_threads or dict(options.extra).get("num_threads") or default_num_threads
     layout = Layout.from_options(int(nt), options.extra, target="opencl")
-    if caps.prefetch:  # a CPU device: the memory tweaks of CPU targets, unless the launch says otherwise
+    if caps.is_cpu:  # the lowering steps of CPU targets, unless the launch says otherwise
         given = dict(options.extra)
-        layout = replace(layout, **{k: 1 for k in ("prefetch", "align_stores") if f"lower.{k}" not in given})
+        layout = replace(layout, **{k: 1 for k in CPU_STEPS if f"lower.{k}" not in given})
     if layout.num_threads > max_group:
         raise CompilationError(
             f"opencl: num_threads={layout.num_threads} exceeds the device's maximum work-group size {max_group}"

@@ -336,7 +336,7 @@ class Device:
         from kdsl.codegen.opencl import DeviceCaps
 
         return DeviceCaps(fp64=self.fp64, int64_atomics=self.int64_atomics, claim_programs=self.claims,
-                          int8_dot=self.int8_dot, prefetch=self.is_cpu)  # fmt: skip
+                          int8_dot=self.int8_dot, is_cpu=self.is_cpu)  # fmt: skip
 
     # --- claimed launches (kdsl/codegen/opencl/claim.py) ------------------------------------
     def claim_geometry(self, grid: tuple[int, int, int], claim: int) -> tuple[tuple[int, int, int], int]:
