@@ -18,6 +18,7 @@ import functools
 import os
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 _ELEM_BYTES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2, "i32": 4, "u32": 4, "f32": 4,
@@ -104,6 +105,30 @@ def _cpuinfo() -> str:
             return f.read()
     except OSError:
         return ""
+
+
+@functools.cache
+def host_llc_bytes() -> int:
+    """Size of the largest CPU cache Linux lists for CPU 0 (the last-level cache), or 32 MiB where
+    sysfs does not say (containers, other OSes). Read once per process."""
+    best = 0
+    try:
+        entries = list(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"))
+    except OSError:
+        entries = []
+    for entry in entries:
+        try:
+            best = max(best, _parse_size((entry / "size").read_text().strip()))
+        except (OSError, ValueError):
+            continue
+    return best or 32 << 20
+
+
+def _parse_size(text: str) -> int:
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    if text and text[-1].upper() in units:
+        return int(text[:-1]) * units[text[-1].upper()]
+    return int(text)
 
 
 def _host_clock_ghz() -> float:

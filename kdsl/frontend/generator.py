@@ -118,6 +118,9 @@ class FunctionGenerator(StmtMixin, ExprMixin, LaneMixin):
         }
         if self.is_kernel:
             attrs["divisibility"] = tuple(d for s in runtime for d in s.arg_divisibility)
+            large = tuple(int(s.large) if s.tree is None else 0 for s in runtime for _ in s.arg_types)
+            if any(large):  # only then: the IR of every other launch reads as before
+                attrs["large"] = large
             attrs["kernel"] = True
         op = FuncOp([], [], attrs, [Region([body])], loc=self.loc(tree))
         return FuncInfo(self.name, tuple(t.type for t in leaves), ret_tree, op)

@@ -5,7 +5,9 @@ Each parameter of a compiled function is either a compile-time constant
 objects, and every compile-time argument of a call between kernels) or a
 runtime value of some IR type, plus -- for kernel entry points -- a known
 power-of-two divisor (16 when the integer value or the pointer address is a
-multiple of 16), which later passes use to prove alignment.
+multiple of 16), which later passes use to prove alignment, and for pointers
+whether the array is *large* (:mod:`kdsl.runtime.streaming`: bigger than the
+caches keep, so CPU targets may stream the kernel's stores to it).
 """
 
 from __future__ import annotations
@@ -30,14 +32,16 @@ class ParamSpec:
     leaf_types: tuple[Type, ...] = ()  # ... and the types of its runtime leaves
     leaf_divisibility: tuple[int, ...] = ()  # per leaf, for kernel entry points (default 1)
     read_only: bool = False  # a pointer derived from a caller's ``kl.const`` parameter (frontend/readonly.py)
+    large: bool = False  # a pointer to an array of at least runtime.streaming.LARGE_BYTES bytes
 
     @staticmethod
     def const(name: str, value: Any) -> ParamSpec:
         return ParamSpec(name, True, value=value)
 
     @staticmethod
-    def runtime(name: str, type: Type, divisibility: int = 1, read_only: bool = False) -> ParamSpec:
-        return ParamSpec(name, False, type=type, divisibility=divisibility, read_only=read_only)
+    def runtime(name: str, type: Type, divisibility: int = 1, read_only: bool = False,
+                large: bool = False) -> ParamSpec:
+        return ParamSpec(name, False, type=type, divisibility=divisibility, read_only=read_only, large=large)
 
     @staticmethod
     def structured(name: str, tree: Any, leaf_types: tuple[Type, ...],
@@ -68,7 +72,8 @@ class ParamSpec:
             return ("c", type(self.value).__name__, _hashable(self.value))
         if self.tree is not None:
             return ("s", _hashable(self.tree), self.leaf_types, self.leaf_divisibility)
-        return ("v", self.type, self.divisibility, "const") if self.read_only else ("v", self.type, self.divisibility)
+        flags = ("const",) * self.read_only + ("large",) * self.large
+        return ("v", self.type, self.divisibility, *flags)
 
 
 def _hashable(v: Any) -> Any:

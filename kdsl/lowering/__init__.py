@@ -19,6 +19,7 @@ from kdsl.lowering.lowerer import Lowerer
 from kdsl.lowering.prefetch import prefetch_next_rows
 from kdsl.lowering.scratch import spill_to_scratch
 from kdsl.lowering.simplify import simplify
+from kdsl.lowering.stream_stores import stream_whole_lines
 from kdsl.lowering.vectorize import vectorize
 
 
@@ -48,6 +49,9 @@ def lower_to_wi(
     simplify(wfunc)
     if layout.vector_width > 1:  # element loops -> vector<NxT> ops (docs/LOWERING.md "Vectorisation")
         vectorize(wfunc, layout.vector_width)
+    if layout.stream_stores:  # CPU targets: vector stores to large write-only arrays stream
+        stream_whole_lines(wfunc)
+    if layout.vector_width > 1:
         if layout.align_stores:  # CPU targets: streaming stores as whole aligned vectors
             align_streaming_stores(wfunc)
         if layout.prefetch:  # CPU targets: the next row's lines during this row's compute passes

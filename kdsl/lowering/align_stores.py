@@ -56,7 +56,7 @@ def _plan(loop: Operation) -> tuple[Operation, Value, Value | None, int] | None:
     ptr = store.operands[0].owner_op
     if not isinstance(ptr, AddPtrOp) or defined_inside(ptr.operands[0], loop):
         return None
-    affine, shift = _shift(ptr.operands[1], iv, loop)
+    affine, shift = index_shift(ptr.operands[1], iv, loop)
     if not affine:
         return None
     vt = store.operands[1].type
@@ -75,7 +75,7 @@ def _plan(loop: Operation) -> tuple[Operation, Value, Value | None, int] | None:
     return tail, ptr.operands[0], shift, size
 
 
-def _shift(index: Value, iv: Value, loop: Operation) -> tuple[bool, Value | None]:
+def index_shift(index: Value, iv: Value, loop: Operation) -> tuple[bool, Value | None]:
     """(True, ``c``) when ``index`` is ``iv + c`` or ``c + iv`` with ``c`` fixed in ``loop``
     (a flat index ``pid * BLOCK + iv`` is such a sum), (True, None) for ``iv`` itself, else
     (False, None)."""

@@ -28,6 +28,7 @@ from kdsl.lowering.affine import Affine, Bounds
 from kdsl.lowering.index import Index
 from kdsl.lowering.lowerer import I32, Lowerer
 from kdsl.lowering.reps import Lazy, Mat, Rep
+from kdsl.lowering.stream_stores import may_stream
 
 _ELEMS = ("f32", "f64", "i32", "u32", "i64", "u64")
 # dot operands may also be 16-bit floats (Triton's tutorial 03 multiplies fp16): the renderers
@@ -148,12 +149,16 @@ def try_block_load(lw: Lowerer, op: Operation) -> bool:
     return True
 
 
-def store_hints(op: Operation) -> dict[str, AttrValue]:
+def store_hints(lw: Lowerer, op: Operation) -> dict[str, AttrValue]:
     """wi attributes for the hints of a ``tile.store``: ``nontemporal`` for Triton's
     ``eviction_policy="evict_first"`` or ``cache_modifier=".cs"`` (streaming: the
-    data is written once and not read back soon); every other hint is dropped."""
+    data is written once and not read back soon); ``stream`` for a store without a hint
+    to a large array the kernel only writes (:mod:`kdsl.lowering.stream_stores`); every
+    other hint is dropped."""
     a = op.attributes
-    return {"nontemporal": True} if a.get("eviction") == "evict_first" or a.get("cache") == ".cs" else {}
+    if a.get("eviction") == "evict_first" or a.get("cache") == ".cs":
+        return {"nontemporal": True}
+    return {"stream": True} if may_stream(op, lw.streamed, lw.provenance) else {}
 
 
 def try_block_store(lw: Lowerer, op: Operation) -> bool:
@@ -175,6 +180,6 @@ def try_block_store(lw: Lowerer, op: Operation) -> bool:
     lw.order_memory("store")
     with lw.at(lw.top):
         dims = _dims(lw, shape, ptr, mask)
-    attrs: dict[str, AttrValue] = {"shape": tuple(shape), **store_hints(op), **_start_attrs(mask)}
+    attrs: dict[str, AttrValue] = {"shape": tuple(shape), **store_hints(lw, op), **_start_attrs(mask)}
     lw.top.create(wi.BlockStoreOp, [value.priv, ptr.base, *dims], [], attrs)
     return True

@@ -46,9 +46,10 @@ LAUNCH_KNOBS: tuple[str, ...] = (
     "lower.claim",  # OpenCL CPU devices: work-groups claim program ids (kdsl/codegen/opencl/claim.py)
     "lower.prefetch",  # 0 / 1: software prefetch of the next row (kdsl/lowering/prefetch.py)
     "lower.align_stores",  # 0 / 1: streaming-store loops start aligned (kdsl/lowering/align_stores.py)
+    "lower.stream_stores",  # 0 / 1: stream vector stores to large write-only arrays (lowering/stream_stores.py)
 )
 # Layout switches (0 / 1) that CPU targets turn on: the cpu backend and OpenCL CPU devices
-CPU_STEPS: tuple[str, ...] = ("prefetch", "align_stores")
+CPU_STEPS: tuple[str, ...] = ("stream_stores", "prefetch", "align_stores")
 # knobs that may be 0 (the off switches above); every other knob is a positive int
 KNOB_MINIMUM: dict[str, int] = {f"lower.{name}": 0 for name in CPU_STEPS}
 
@@ -88,6 +89,9 @@ class Layout:
     # a lane-count head before vector loops with streaming stores, so that their vectors are aligned
     # (lowering/align_stores.py): x86's streaming stores are whole aligned vectors; on for CPU targets
     align_stores: int = 0
+    # streaming stores without a hint, to a large array the kernel only writes (lowering/stream_stores.py):
+    # skips the read-for-ownership of lines no cache would keep anyway; on for CPU targets
+    stream_stores: int = 0
 
     def __post_init__(self) -> None:
         if min(self.num_threads, self.chunk, self.vector_width, self.dot_block_m, self.dot_block_n) < 1:

@@ -33,6 +33,8 @@ from kdsl.ir.types import MemRefType, ScalarType, Type
 from kdsl.lowering.index import Index
 from kdsl.lowering.layout import Layout
 from kdsl.lowering.reps import Elem, Lazy, Mat, Rep, leaves_of, merge_leaves, numel
+from kdsl.lowering.stream_stores import streamed_params
+from kdsl.transforms.provenance import Provenance
 from kdsl.transforms.utils import attr_key
 
 I32 = ScalarType("i32")
@@ -102,6 +104,9 @@ class Lowerer:
         self.scopes: list[list[Mat]] = [[]]
         self.ids: dict[tuple[str, int], Value] = {}
         self.tid = self.iconst(0) if layout.num_threads == 1 else self._id(wi.LocalIdOp, 0)
+        # parameters whose stores may stream (lowering/stream_stores.py), and the analysis naming a store's
+        self.streamed = streamed_params(func) if layout.stream_stores else frozenset()
+        self.provenance = Provenance(func.regions[0].block)
 
     # --- driver -------------------------------------------------------------------
     def run(self) -> Operation:

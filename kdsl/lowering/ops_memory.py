@@ -48,7 +48,7 @@ def lower_load(lw: Lowerer, op: Operation) -> None:
 
 @lowers("tile.store")
 def lower_store(lw: Lowerer, op: Operation) -> None:
-    hints = store_hints(op)
+    hints = store_hints(lw, op)
     if not op.ptr.type.shape:
         lw.close_nest()
         lw.order_memory("store", uniform=True)

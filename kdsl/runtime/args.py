@@ -11,7 +11,9 @@ become constants and ints/pointers divisible by 16 are marked so, unless the
 parameter is listed in ``do_not_specialize`` (``do_not_specialize_on_alignment``: no
 divisibility facts, ``== 1`` still specialised). A host ``TensorDescriptor``
 becomes a structured parameter: its base and each shape/stride entry follow
-the rules above as separate runtime leaves (see :func:`launch_leaves`).
+the rules above as separate runtime leaves (see :func:`launch_leaves`). A plain
+array parameter not in ``do_not_specialize`` also records whether the array is
+large (:mod:`kdsl.runtime.streaming`).
 
 Tuples (and NamedTuples) holding arrays are structured too, as in Triton: each element
 follows the rules above (nested tuples recursively; ``kl.constexpr`` elements, ``None``,
@@ -34,6 +36,7 @@ from kdsl.frontend.specialization import ParamSpec, int_type
 from kdsl.ir.types import HOST_DTYPE_NAMES, PointerType, ScalarType, Type, f32, i1, scalar_from_numpy
 from kdsl.runtime.device_array import DeviceArray
 from kdsl.runtime.reinterpret import Reinterpreted, device_base, host_array, storage_view
+from kdsl.runtime.streaming import is_large
 from kdsl.tools.tensor_descriptor import FIELDS, TensorDescriptor
 
 # Launch options besides the parameters. ``num_threads`` sizes kdsl's work-groups; the rest are
@@ -172,7 +175,7 @@ def _one(name: str, value: Any, is_constexpr: bool, spec_ok: bool, kernel: str,
     arr, elem = found
     address = arr.ctypes.data  # not __array_interface__: slower, and numpy 2.4 grows a heap block on it
     div = _div16(spec_ok and align_ok, address)
-    return ParamSpec.runtime(name, PointerType(elem), div), arr
+    return ParamSpec.runtime(name, PointerType(elem), div, large=spec_ok and is_large(arr.nbytes)), arr
 
 
 def _python_scalar(name: str, value: bool | np.bool_ | int | float, div_ok: bool, spec_ok: bool,
@@ -207,9 +210,11 @@ def _kdsl_object_arg(name: str, value: Any, spec_ok: bool, kernel: str,
     if isinstance(value, Reinterpreted):
         arr = value.base
         assert isinstance(arr, DeviceArray)
-        return ParamSpec.runtime(name, PointerType(value.dtype), _div16(spec_ok and align_ok, arr.offset)), arr
+        div = _div16(spec_ok and align_ok, arr.offset)
+        return ParamSpec.runtime(name, PointerType(value.dtype), div, large=spec_ok and arr.large), arr
     elem = scalar_from_numpy(value.dtype)
-    return ParamSpec.runtime(name, PointerType(elem), _div16(spec_ok and align_ok, value.offset)), value
+    div = _div16(spec_ok and align_ok, value.offset)
+    return ParamSpec.runtime(name, PointerType(elem), div, large=spec_ok and value.large), value
 
 
 def is_array_like(value: Any) -> bool:

@@ -278,7 +278,7 @@ def describe_specs(specs: list[ParamSpec]) -> str:
             parts.append(f"{s.name}:{s.tree!r}[{leaves}]")
         else:
             assert s.type is not None
-            parts.append(f"{s.name}:{s.type.text()}/div{s.divisibility}")
+            parts.append(f"{s.name}:{s.type.text()}/div{s.divisibility}" + ("/large" if s.large else ""))
     return "; ".join(parts)
 
 

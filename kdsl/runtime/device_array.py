@@ -35,6 +35,7 @@ from kdsl.runtime.backend import Backend, Device
 from kdsl.runtime.backends import get_backend, resolve_backend
 from kdsl.runtime.hostpool import ALIGN as ALIGN
 from kdsl.runtime.hostpool import HOST_POOL, HostPool
+from kdsl.runtime.streaming import is_large
 
 
 class HostDevice:
@@ -109,7 +110,8 @@ class DeviceArray:
         self._host: np.ndarray[Any, Any] | None = None
         if device.host_memory:
             self._host = np.ndarray(shape, dtype, buffer=buffer, offset=offset, strides=self.strides)
-        self._key = f"D:{backend}:{dtype.str}:{'a16' if offset % 16 == 0 else 'u'}"  # str: hash cached
+        # str: hash cached; "L": large (kdsl.runtime.streaming), a fact of the specialisation
+        self._key = f"D:{backend}:{dtype.str}:{'a16' if offset % 16 == 0 else 'u'}{':L' if self.large else ''}"
 
     # --- numpy-like description ------------------------------------------------------
     @property
@@ -127,6 +129,11 @@ class DeviceArray:
     @property
     def nbytes(self) -> int:
         return self.size * self.itemsize
+
+    @property
+    def large(self) -> bool:
+        """At least :data:`kdsl.runtime.streaming.LARGE_BYTES`: kernels may stream their stores to it."""
+        return is_large(self.nbytes)
 
     def __len__(self) -> int:
         if not self.shape:

@@ -3,7 +3,7 @@
 Per launch, ``KernelFunction.run`` does only: call the kernel's generated
 binder (Python itself binds positional/keyword arguments and defaults, and
 the binder computes one cheap key per argument: its kind, dtype, ``== 1``,
-``% 16``, pointer/offset alignment, constexpr value), one dict lookup, and the
+``% 16``, pointer/offset alignment, array size class, constexpr value), one dict lookup, and the
 :class:`Launcher` call (pick the runtime arguments, convert the few that need
 it, ``CompiledKernel.launch``). Anything unusual -- a ``TypeError`` while
 binding, an unhashable constant, an unknown keyword -- falls back to the slow,
@@ -26,6 +26,7 @@ import numpy as np
 
 from kdsl.errors import LaunchError
 from kdsl.ir.types import HOST_DTYPE_NAMES
+from kdsl.runtime import streaming as _streaming
 from kdsl.runtime.args import as_array, holds_array
 from kdsl.runtime.backend import CompiledKernel
 from kdsl.runtime.device_array import DeviceArray
@@ -65,8 +66,8 @@ def argkey(v: Any) -> Any:
         # aligned on every 64-bit platform numpy supports); only views need the
         # (slow, ~1 us) address lookup.
         if v.base is None:
-            return (v.dtype, True)
-        return (v.dtype, v.ctypes.data % 16 == 0)
+            return (v.dtype, True, v.nbytes >= _streaming.LARGE_BYTES)
+        return (v.dtype, v.ctypes.data % 16 == 0, v.nbytes >= _streaming.LARGE_BYTES)
     if t is float:
         return _F
     if t is bool:
@@ -93,7 +94,8 @@ def _slow_argkey(v: Any) -> Any:
     found = host_array(v)  # torch CPU tensors, kdsl.reinterpret and other array-likes
     if found is not None:
         arr, elem = found
-        return ("X", type(v), elem, arr.ctypes.data % 16 == 0)  # not __array_interface__ (numpy 2.4)
+        # not __array_interface__ (numpy 2.4)
+        return ("X", type(v), elem, arr.ctypes.data % 16 == 0, arr.nbytes >= _streaming.LARGE_BYTES)
     return ("c", type(v), v)
 
 

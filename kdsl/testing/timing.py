@@ -25,13 +25,13 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from kdsl.target import host_llc_bytes
+
 RETURN_MODES = ("min", "max", "mean", "median", "all")
-_DEFAULT_LLC = 32 << 20  # when sysfs does not say (containers, other OSes)
 _FLUSH_ENV = "KDSL_BENCH_FLUSH_BYTES"
 
 
@@ -45,25 +45,7 @@ class DeviceTimer(Protocol):
 
 def last_level_cache_bytes() -> int:
     """Size of the largest CPU cache listed in sysfs (the LLC), or 32 MiB if unknown."""
-    root = Path("/sys/devices/system/cpu/cpu0/cache")
-    best = 0
-    try:
-        entries = list(root.glob("index*"))
-    except OSError:
-        entries = []
-    for entry in entries:
-        try:
-            best = max(best, _parse_size((entry / "size").read_text().strip()))
-        except (OSError, ValueError):
-            continue
-    return best or _DEFAULT_LLC
-
-
-def _parse_size(text: str) -> int:
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    if text and text[-1].upper() in units:
-        return int(text[:-1]) * units[text[-1].upper()]
-    return int(text)
+    return host_llc_bytes()
 
 
 def flush_bytes() -> int:

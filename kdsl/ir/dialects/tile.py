@@ -32,7 +32,9 @@ class FuncOp(Operation):
     Attributes: ``sym_name``; ``result_types`` (tuple of types, empty for
     kernels); ``arg_names`` (the user's parameter names, for diagnostics and
     launch binding); ``divisibility`` (per argument: a known power-of-two
-    divisor of the integer value / pointer address, 1 if unknown);
+    divisor of the integer value / pointer address, 1 if unknown); ``large``
+    (per argument, 1 for a pointer to an array the caches cannot keep --
+    :mod:`kdsl.runtime.streaming` -- absent when no argument is);
     ``kernel`` (true for launchable entry points). The body is one block
     whose arguments are the parameters, ending in ``tile.return``.
     """
@@ -45,6 +47,7 @@ class FuncOp(Operation):
         "result_types": tuple,
         "arg_names?": tuple,
         "divisibility?": tuple,
+        "large?": tuple,
         "kernel?": bool,
     }
     TRAITS = (IsolatedFromAbove, Symbol)
@@ -64,7 +67,7 @@ class FuncOp(Operation):
         got = [v.type for v in term.operands]
         if got != list(self.attributes["result_types"]):
             raise self.error(f"returns ({', '.join(map(str, got))}) but is declared to return ({', '.join(map(str, self.attributes['result_types']))})")
-        for key in ("arg_names", "divisibility"):
+        for key in ("arg_names", "divisibility", "large"):
             v = self.attributes.get(key)
             if v is not None and len(v) != len(self.body.args):
                 raise self.error(f"'{key}' has {len(v)} entries for {len(self.body.args)} arguments")

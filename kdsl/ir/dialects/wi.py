@@ -230,13 +230,16 @@ class GStoreOp(Operation):
 
     Optional ``nontemporal``: a hint that the value is not read back soon
     (Triton's ``evict_first`` / ``.cs``); renderers may use a streaming store
-    that skips the read-for-ownership. It never changes results.
+    that skips the read-for-ownership. It never changes results. Optional
+    ``stream``: the store may be streamed (no hint, to a large array the kernel
+    only writes); :mod:`kdsl.lowering.stream_stores` turns it into ``nontemporal``
+    on stores of whole lines and removes it before rendering.
     """
 
     NAME = "wi.gstore"
     OPERANDS = ("ptr", "value", "mask?")
     RESULTS = ()
-    ATTRS = {"nontemporal?": bool}
+    ATTRS = {"nontemporal?": bool, "stream?": bool}
 
     def verify_(self) -> None:
         pt = self.ptr.type
@@ -427,13 +430,13 @@ class BlockStoreOp(Operation):
     ``wi.block_load``: element ``(r, c)`` of the row-major private array ``src``
     is written to ``base + r * stride + c`` when ``r < extent_0`` and
     ``c < extent_1`` (and, with ``starts``, ``r >= start_0``, ``c >= start_1``); other
-    elements leave memory untouched. Optional ``nontemporal``: the streaming-store
-    hint of ``wi.gstore``."""
+    elements leave memory untouched. Optional ``nontemporal`` and ``stream``: the
+    streaming-store hints of ``wi.gstore``."""
 
     NAME = "wi.block_store"
     OPERANDS = ("src", "base", "*dims")
     RESULTS = ()
-    ATTRS = {"shape": tuple, "nontemporal?": bool, "starts?": bool}
+    ATTRS = {"shape": tuple, "nontemporal?": bool, "starts?": bool, "stream?": bool}
 
     def verify_(self) -> None:
         pt = self.base.type

@@ -115,12 +115,12 @@ class GVStoreOp(Operation):
     nothing when the scalar ``mask`` (one ``i1`` for all lanes, as in ``wi.gvload``) is false,
     only lanes ``i < k`` when ``mask`` is an ``i32`` lane count ``k``.
 
-    Optional ``nontemporal``: the streaming-store hint of ``wi.gstore``."""
+    Optional ``nontemporal`` and ``stream``: the streaming-store hints of ``wi.gstore``."""
 
     NAME = "wi.gvstore"
     OPERANDS = ("ptr", "value", "mask?")
     RESULTS = ()
-    ATTRS = {"nontemporal?": bool}
+    ATTRS = {"nontemporal?": bool, "stream?": bool}
 
     def verify_(self) -> None:
         pt = self.ptr.type

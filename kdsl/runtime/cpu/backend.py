@@ -80,7 +80,8 @@ def cpu_layout(options: LaunchOptions) -> Layout:
     autotuner's ``lower.dot_block_m`` / ``lower.dot_block_n`` /
     ``lower.vector_width`` keys in ``options.extra`` override them; ``lower.prefetch=0`` turns off
     the software prefetch of the next row (:mod:`kdsl.lowering.prefetch`), ``lower.align_stores=0``
-    the aligning head of streaming-store loops (:mod:`kdsl.lowering.align_stores`).
+    the aligning head of streaming-store loops (:mod:`kdsl.lowering.align_stores`),
+    ``lower.stream_stores=0`` the streaming stores to large outputs (:mod:`kdsl.lowering.stream_stores`).
     """
     lanes = host().vector_bytes // 4
     fields = {"vector_width": lanes, "dot_block_m": 4, "dot_block_n": lanes * (4 if lanes >= 16 else 2),
