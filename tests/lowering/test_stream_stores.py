@@ -26,15 +26,9 @@ from kdsl.lowering import Layout, lower_to_wi
 from kdsl.runtime import streaming
 from kdsl.runtime.cache import describe_specs
 from tests.lowering.test_lowering_golden import _check
+from tests.runtime.rt_kernels import add
 
 VEC = Layout(1, 1, vector_width=16, stream_stores=1)
-
-
-@kdsl.kernel
-def add(x, y, o, n, B: kl.constexpr):
-    offs = kl.program_id(0) * B + kl.arange(0, B)
-    m = offs < n
-    kl.store(o + offs, kl.load(x + offs, mask=m) + kl.load(y + offs, mask=m), mask=m)
 
 
 @kdsl.kernel
@@ -103,7 +97,7 @@ ADD_SIG = ["*f32", "*f32", "*f32", "i32"]
 
 
 def test_large_output_golden() -> None:
-    wmod = _lowered(add, ADD_SIG, (0, 0, 1, 0), B=64)
+    wmod = _lowered(add, ADD_SIG, (0, 0, 1, 0), BLOCK=64)
     _check("stream_stores_add.mlir", print_op(wmod))
     assert _streaming(wmod) == ["wi.gvstore", "wi.gvstore"]  # the vector body and its lane-count tail
     assert not any("stream" in op.attributes for op in wmod.walk())  # never reaches a renderer
@@ -117,7 +111,7 @@ def test_large_output_golden() -> None:
     ((0, 0, 1, 0), Layout(1, 1, vector_width=16)),  # the step is off (GPU targets, lower.stream_stores=0)
 ])  # fmt: skip
 def test_no_streaming_without_a_large_written_array(large: tuple[int, ...] | None, layout: Layout) -> None:
-    wmod = _lowered(add, ADD_SIG, large, layout, B=64)
+    wmod = _lowered(add, ADD_SIG, large, layout, BLOCK=64)
     assert _streaming(wmod) == []
     assert not any("stream" in op.attributes for op in wmod.walk())
 
@@ -146,7 +140,7 @@ def test_scalar_stores_do_not_stream() -> None:
 def test_narrow_vectors_stream_only_as_a_run() -> None:
     # 8-float vectors (AVX2-wide) that a loop advances one vector per iteration fill whole lines
     avx2 = Layout(1, 1, vector_width=8, stream_stores=1)
-    assert _streaming(_lowered(add, ADD_SIG, (0, 0, 1, 0), avx2, B=64)) == ["wi.gvstore", "wi.gvstore"]
+    assert _streaming(_lowered(add, ADD_SIG, (0, 0, 1, 0), avx2, BLOCK=64)) == ["wi.gvstore", "wi.gvstore"]
     # a block store of 8-float rows a runtime stride apart writes half lines: it stays plain
     rows = _lowered(narrow_rows, ["*f32", "*f32", "i32", "i32"], (0, 1, 0, 0), avx2, W=8, R=16)
     assert [op.NAME for op in _stores(rows)] == ["wi.block_store"] and _streaming(rows) == []
@@ -163,18 +157,18 @@ def test_a_pointer_of_unknown_origin_disables_streaming() -> None:
 def test_specialisation_records_large_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(streaming, "LARGE_BYTES", 4096)
     small, big = np.zeros(1023, np.float32), np.zeros(1024, np.float32)
-    specs = add.specialization([small, small, big, 1023], {"B": 64})
+    specs = add.specialization([small, small, big, 1023], {"BLOCK": 64})
     assert [s.large for s in specs[:3]] == [False, False, True]
-    assert "o:ptr<f32>/div16/large" in describe_specs(specs)
-    assert specs[2].key() != add.specialization([small, small, small, 1023], {"B": 64})[2].key()
+    assert "out_ptr:ptr<f32>/div16/large" in describe_specs(specs)
+    assert specs[2].key() != add.specialization([small, small, small, 1023], {"BLOCK": 64})[2].key()
 
 
 def test_do_not_specialize_keeps_one_specialisation(monkeypatch: pytest.MonkeyPatch) -> None:
     """A parameter in ``do_not_specialize`` gets no size fact: no new compilation when it grows."""
     monkeypatch.setattr(streaming, "LARGE_BYTES", 4096)
-    fixed = kdsl.kernel(do_not_specialize=["o"])(add.fn)
+    fixed = kdsl.kernel(do_not_specialize=["out_ptr"])(add.fn)
     small, big = np.zeros(1023, np.float32), np.zeros(1024, np.float32)
-    assert not fixed.specialization([small, small, big, 1023], {"B": 64})[2].large
+    assert not fixed.specialization([small, small, big, 1023], {"BLOCK": 64})[2].large
 
 
 def test_device_array_key_records_large(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,7 +187,7 @@ def test_numbers_with_large_arrays(backend: str, monkeypatch: pytest.MonkeyPatch
     for threshold in (1 << 40, 64):
         monkeypatch.setattr(streaming, "LARGE_BYTES", threshold)
         o = np.full(n, 7.0, np.float32)
-        add[(kdsl.cdiv(n, 256),)](x, y, o, n, B=256)
+        add[(kdsl.cdiv(n, 256),)](x, y, o, n, BLOCK=256)
         np.testing.assert_array_equal(o, x + y)
         z = x.copy()
         scale_in_place[(kdsl.cdiv(n, 256),)](z, n, B=256)
@@ -211,7 +205,7 @@ def test_aliased_output_numbers(backend: str, monkeypatch: pytest.MonkeyPatch) -
     rng = np.random.default_rng(0)
     x, y = rng.standard_normal(3001).astype(np.float32), rng.standard_normal(3001).astype(np.float32)
     want = x + y
-    add[(kdsl.cdiv(3001, 512),)](x, y, x, 3001, B=512)
+    add[(kdsl.cdiv(3001, 512),)](x, y, x, 3001, BLOCK=512)
     np.testing.assert_array_equal(x, want)
 
 

@@ -1,5 +1,5 @@
 builtin.module {
-  wi.func @add(%x: ptr<f32>, %y: ptr<f32>, %o: ptr<f32>, %n: i32) attributes {divisibility = (1, 1, 1, 1), local_bytes = 0, noalias = true, num_threads = 1} {
+  wi.func @add(%x_ptr: ptr<f32>, %y_ptr: ptr<f32>, %out_ptr: ptr<f32>, %n: i32) attributes {divisibility = (1, 1, 1, 1), local_bytes = 0, noalias = true, num_threads = 1} {
     %0 = arith.constant {value = 0} : i32
     %1 = wi.program_id {axis = 0} : i32
     %2 = arith.constant {value = 64} : i32
@@ -14,11 +14,11 @@ builtin.module {
     scf.for %0, %10, %8 : i32, i32, i32 {
     ^bb0(%11: i32):
       %12 = arith.add %4, %11 : i32
-      %13 = wi.addptr %x, %12 : (ptr<f32>, i32) -> ptr<f32>
+      %13 = wi.addptr %x_ptr, %12 : (ptr<f32>, i32) -> ptr<f32>
       %14 = wi.gvload %13 : (ptr<f32>) -> vector<16xf32>
-      %15 = wi.addptr %y, %12 : (ptr<f32>, i32) -> ptr<f32>
+      %15 = wi.addptr %y_ptr, %12 : (ptr<f32>, i32) -> ptr<f32>
       %16 = wi.gvload %15 : (ptr<f32>) -> vector<16xf32>
-      %17 = wi.addptr %o, %12 : (ptr<f32>, i32) -> ptr<f32>
+      %17 = wi.addptr %out_ptr, %12 : (ptr<f32>, i32) -> ptr<f32>
       %18 = arith.add %14, %16 : vector<16xf32>
       wi.gvstore %17, %18 {nontemporal = true} : ptr<f32>, vector<16xf32>
       scf.yield
@@ -27,11 +27,11 @@ builtin.module {
     ^bb0(%19: i32):
       %20 = arith.sub %7, %19 : i32
       %21 = arith.add %4, %19 : i32
-      %22 = wi.addptr %x, %21 : (ptr<f32>, i32) -> ptr<f32>
+      %22 = wi.addptr %x_ptr, %21 : (ptr<f32>, i32) -> ptr<f32>
       %23 = wi.gvload %22, %20 : (ptr<f32>, i32) -> vector<16xf32>
-      %24 = wi.addptr %y, %21 : (ptr<f32>, i32) -> ptr<f32>
+      %24 = wi.addptr %y_ptr, %21 : (ptr<f32>, i32) -> ptr<f32>
       %25 = wi.gvload %24, %20 : (ptr<f32>, i32) -> vector<16xf32>
-      %26 = wi.addptr %o, %21 : (ptr<f32>, i32) -> ptr<f32>
+      %26 = wi.addptr %out_ptr, %21 : (ptr<f32>, i32) -> ptr<f32>
       %27 = arith.add %23, %25 : vector<16xf32>
       wi.gvstore %26, %27, %20 {nontemporal = true} : ptr<f32>, vector<16xf32>, i32
       scf.yield
