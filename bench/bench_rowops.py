@@ -15,7 +15,9 @@ are passed to it without copies.
 
 Variants: ``device`` = kdsl device arrays, ``numpy`` = numpy arguments, each with a
 fresh output per call or with ``out=`` (a reused output: no page faults of a new
-64 MiB array, which cost about as much as the kernel itself).
+64 MiB array, which cost about as much as the kernel itself). ``tutorial`` is Triton's
+tutorial-02 kernel as Triton writes it (plain ``kl.store``, no eviction hint), launched
+like ``kdsl.ops.softmax`` (which adds ``evict_first``) on device arrays with a reused output.
 
     .venv/bin/python bench/bench_rowops.py [--backends opencl cpu] [--rounds 9] [--quick] [--one-thread]
 """
@@ -32,6 +34,7 @@ from typing import Any
 import numpy as np
 
 import kdsl
+import kdsl.language as kl
 from kdsl import ops
 
 HANDWRITTEN = r"""
@@ -132,6 +135,26 @@ class HandWritten:
         return y
 
 
+@kdsl.kernel
+def tutorial_softmax(output_ptr, input_ptr, input_row_stride, output_row_stride, n_rows, n_cols,  # type: ignore[no-untyped-def]
+                     BLOCK_SIZE: kl.constexpr):
+    """Triton's tutorial 02 kernel, ``tl`` -> ``kl``."""
+    for row_idx in kl.range(kl.program_id(0), n_rows, kl.num_programs(0)):  # type: ignore[attr-defined]
+        col_offsets = kl.arange(0, BLOCK_SIZE)
+        mask = col_offsets < n_cols
+        row = kl.load(input_ptr + row_idx * input_row_stride + col_offsets, mask=mask, other=-float("inf"))
+        row_minus_max = row - kl.max(row, axis=0)
+        numerator = kl.exp(row_minus_max)
+        out = numerator / kl.sum(numerator, axis=0)
+        kl.store(output_ptr + row_idx * output_row_stride + col_offsets, out, mask=mask)
+
+
+def _tutorial(x: Any, out: Any) -> Any:
+    rows, cols = x.shape
+    tutorial_softmax[(min(rows, 256),)](out, x, cols, cols, rows, cols, BLOCK_SIZE=kdsl.next_power_of_2(cols))
+    return out
+
+
 def np_softmax(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     e = np.exp(x - x.max(axis=1, keepdims=True))
     e /= e.sum(axis=1, keepdims=True)
@@ -175,6 +198,7 @@ def run(backends: list[str], rows: int, cols: int, rounds: int) -> dict[str, dic
         sm[f"{be} device out"] = lambda dx=dx, dy=dy, be=be: _with(be, lambda: ops.softmax(dx, out=dy))
         sm[f"{be} numpy"] = lambda be=be: _with(be, ops.softmax, x)
         sm[f"{be} numpy out"] = lambda be=be: _with(be, lambda: ops.softmax(x, out=y))
+        sm[f"{be} tutorial"] = lambda dx=dx, dy=dy, be=be: _with(be, _tutorial, dx, dy)
         ln[f"{be} device"] = lambda dx=dx, dw=dw, db=db, be=be: _with(be, lambda: ops.layer_norm(dx, dw, db)[0])
         ln[f"{be} device out"] = lambda dx=dx, dw=dw, db=db, dy=dy, be=be: _with(
             be, lambda: ops.layer_norm(dx, dw, db, out=dy)[0]
