@@ -104,7 +104,8 @@ class Lowerer:
         self.scopes: list[list[Mat]] = [[]]
         self.ids: dict[tuple[str, int], Value] = {}
         self.tid = self.iconst(0) if layout.num_threads == 1 else self._id(wi.LocalIdOp, 0)
-        # parameters whose stores may stream (lowering/stream_stores.py), and the analysis naming a store's
+        # parameters whose stores may stream (lowering/stream_stores.py), and the provenance analysis
+        # that names the parameter a store writes through
         self.streamed = streamed_params(func) if layout.stream_stores else frozenset()
         self.provenance = Provenance(func.regions[0].block)
 

@@ -93,7 +93,6 @@ def _whole_lines(op: Operation) -> bool:
     return False
 
 
-
 def _run_of_vectors(store: Operation, lanes: int) -> bool:
     """Is ``store`` in the body of a loop of step ``lanes`` that stores to ``addptr(X, iv + c)``
     (``X``, ``c`` fixed): consecutive iterations fill consecutive vectors?"""
