@@ -77,6 +77,28 @@ warm[(num_programs,)](y, x, x.strides[0] // 4, y.strides[0] // 4, *x.shape, BLOC
 assert np.allclose(y, softmax_np(x), atol=1e-6)
 
 # %% [markdown]
+# ## Streaming stores for outputs larger than the cache
+#
+# On a CPU, a plain store to a cache line that is not cached first *reads* the line. For an output
+# much larger than the last-level cache that doubles the output's memory traffic, and nothing keeps
+# the data for a later reader anyway. So when a launch passes an array at least the size of the
+# last-level cache, and the kernel only writes it, kdsl's CPU targets (`cpu`, OpenCL CPU devices)
+# write it with streaming (non-temporal) stores. The kernel above did not ask for it; Triton's
+# `eviction_policy="evict_first"` asks for it at any size, `"evict_last"` keeps plain stores, and the
+# launch option `lower.stream_stores=0` turns the automatic choice off. The size is part of the
+# specialisation, like divisibility by 16: a large and a small output compile separately. `warmup`
+# only compiles, so the large array below is never touched (`KDSL_LARGE_BYTES` sets the threshold).
+
+# %%
+from kdsl.runtime import streaming
+
+print(f"arrays of {streaming.LARGE_BYTES / 2**20:.0f} MiB or more count as large here")
+for out in (np.empty((4, 1024), np.float32), np.empty((streaming.LARGE_BYTES // 4096, 1024), np.float32)):
+    w = softmax_kernel.warmup(out, np.empty_like(out), 1024, 1024, out.shape[0], 1024, BLOCK_SIZE=1024, grid=(1,))
+    stores = "streaming" if "nontemporal" in w.asm.get("wi.mlir", "") else "plain"
+    print(f"{out.nbytes / 2**20:7.2f} MiB output on {kdsl.current_backend_name()}: {stores} stores")
+
+# %% [markdown]
 # ## Online softmax for rows longer than a tile
 #
 # When a row does not fit, `kdsl.ops.softmax` switches to the *online* algorithm: one sweep over column
