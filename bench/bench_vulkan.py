@@ -215,16 +215,6 @@ def _rand(shape: tuple[int, ...], seed: int) -> np.ndarray[Any, Any]:
 # 16x16x16 blocks unroll completely and run one invocation per program, 8 programs per work-group
 VK_DOT_BLOCKS = (16, 16, 16)
 _VK_DOT = "blocks=(16, 16, 16): unrolled one-invocation-per-program dot (docs/VULKAN.md); ops' 64x64x32 5x slower"
-_LOOP_CAP = "max_programs=rows (one row per program): with the default 256 programs lavapipe's loop cap is hit"
-
-
-def _programs(be: str, x: Any) -> dict[str, int]:
-    """Persistent row kernels on vulkan: one row per program. lavapipe stops an invocation after
-    65535 loop passes (docs/VULKAN.md); with 256 programs each handles 16 rows of 4096 elements,
-    and every invocation runs both 4096-long reductions itself: 16 x 8192 passes, cut."""
-    return {"max_programs": int(x.shape[0])} if be == "vulkan" else {}
-
-
 def table_cases(full: bool) -> list[TableCase]:
     """The issue's list. Warm-up shapes keep every compile-time fact of the vulkan timed shape
     (block sizes, divisibility by 16, no int argument equal to 1), so its one timed call never
@@ -249,19 +239,16 @@ def table_cases(full: bool) -> list[TableCase]:
         ))  # fmt: skip
     rows, cols = 4096, 4096
 
-    def softmax(be: str, a: tuple[Any, ...]) -> Any:
-        return ops.softmax(a[0], **_programs(be, a[0]))
-
     out.append(TableCase(
         "softmax 4096x4096", "GB/s", 8.0 * rows * cols,
-        lambda small: (_rand((8 if small else rows, cols), 3),), softmax, lambda a: ops.softmax_ref(a[0]), 1e-5,
-        {"vulkan": _LOOP_CAP},
+        lambda small: (_rand((8 if small else rows, cols), 3),), lambda be, a: ops.softmax(a[0]),
+        lambda a: ops.softmax_ref(a[0]), 1e-5,
     ))  # fmt: skip
     out.append(TableCase(
         "layernorm 4096x4096", "GB/s", 8.0 * rows * cols,
         lambda small: (_rand((8 if small else rows, cols), 4), _rand((cols,), 5), _rand((cols,), 6)),
-        lambda be, a: ops.layer_norm(a[0], a[1], a[2], **_programs(be, a[0]))[0],
-        lambda a: ops.layer_norm_ref(a[0], a[1], a[2])[0], 1e-4, {"vulkan": _LOOP_CAP},
+        lambda be, a: ops.layer_norm(a[0], a[1], a[2])[0],
+        lambda a: ops.layer_norm_ref(a[0], a[1], a[2])[0], 1e-4,
     ))  # fmt: skip
     heads, seq, d = 8, 1024, 64
     out.append(TableCase(
@@ -362,11 +349,11 @@ def sweep_cases() -> list[TableCase]:
     rows, cols = 64, 4096
     return [
         TableCase("softmax 64x4096", "GB/s", 8.0 * rows * cols, lambda small: (_rand((8 if small else rows, cols), 3),),
-                  lambda be, a: ops.softmax(a[0], max_programs=int(a[0].shape[0])),
+                  lambda be, a: ops.softmax(a[0]),
                   lambda a: ops.softmax_ref(a[0]), 1e-5),
         TableCase("layernorm 64x4096", "GB/s", 8.0 * rows * cols,
                   lambda small: (_rand((8 if small else rows, cols), 4), _rand((cols,), 5), _rand((cols,), 6)),
-                  lambda be, a: ops.layer_norm(a[0], a[1], a[2], max_programs=int(a[0].shape[0]))[0],
+                  lambda be, a: ops.layer_norm(a[0], a[1], a[2])[0],
                   lambda a: ops.layer_norm_ref(a[0], a[1], a[2])[0], 1e-4),
     ]  # fmt: skip
 

@@ -27,7 +27,7 @@ import numpy as np
 
 import kdsl
 import kdsl.language as kl
-from kdsl.ops._common import Array, empty, launch, pow2, strides
+from kdsl.ops._common import Array, empty, launch, pow2, row_programs, strides
 
 
 @kdsl.kernel
@@ -162,13 +162,14 @@ def layer_norm(
     bias: Array,
     eps: float = 1e-5,
     block: int = 4096,
-    max_programs: int = 256,
+    max_programs: int | None = None,
     out: Array | None = None,
 ) -> tuple[Array, Array, Array]:
     """LayerNorm over the last axis of a C-contiguous 2-D ``x``: ``(y, mean, rstd)``.
 
-    Rows of up to ``block`` features are normalised whole (one load per element,
-    ``max_programs`` persistent programs); longer rows are swept in ``block`` chunks.
+    Rows of up to ``block`` features are normalised whole (one load per element, by
+    ``max_programs`` persistent programs: :func:`~kdsl.ops._common.row_programs` chooses them by
+    backend when None); longer rows are swept in ``block`` chunks.
     ``out``: an array like ``x`` to write ``y`` into (saves a fresh output's page faults)."""
     m, n = _rows(x)
     if out is not None and (tuple(out.shape) != (m, n) or np.dtype(out.dtype) != np.dtype(x.dtype)):
@@ -179,7 +180,7 @@ def layer_norm(
     mean = empty((m,), np.float32, x)
     rstd = empty((m,), np.float32, x)
     if m and n <= block:
-        launch(layer_norm_fwd_kernel, (min(m, max_programs),), x, y, weight, bias, mean, rstd,
+        launch(layer_norm_fwd_kernel, (row_programs(x, m, max_programs),), x, y, weight, bias, mean, rstd,
                strides(x)[0], strides(y)[0], m, n, eps, BLOCK_SIZE=pow2(n))  # fmt: skip
     elif m:
         launch(layer_norm_fwd_blocked_kernel, (m,), x, y, weight, bias, mean, rstd, strides(x)[0], n, eps,

@@ -20,7 +20,7 @@ import numpy as np
 
 import kdsl
 import kdsl.language as kl
-from kdsl.ops._common import Array, empty, launch, pow2, strides
+from kdsl.ops._common import Array, empty, launch, pow2, row_programs, strides
 
 
 @kdsl.kernel
@@ -61,18 +61,20 @@ def online_softmax_kernel(  # type: ignore[no-untyped-def]
             kl.store(out_row + cols, y, mask=mask, eviction_policy="evict_first")
 
 
-def softmax(x: Array, max_block: int = 4096, max_programs: int = 256, out: Array | None = None) -> Array:
+def softmax(x: Array, max_block: int = 4096, max_programs: int | None = None, out: Array | None = None) -> Array:
     """Softmax over the last axis of a 2-D array (rows may be strided, columns contiguous).
 
     ``out``: an array of ``x``'s shape and dtype (and kind) to write into, returned;
-    reusing one saves the page faults of a fresh large output on every call."""
+    reusing one saves the page faults of a fresh large output on every call. ``max_programs``:
+    the persistent programs over the rows (None: :func:`~kdsl.ops._common.row_programs`
+    chooses by backend)."""
     if x.ndim != 2:
         raise ValueError(f"softmax expects a 2-D array, got shape {x.shape}")
     n_rows, n_cols = x.shape
     y = empty((n_rows, n_cols), x.dtype, x) if out is None else _check_out(out, x)
     if n_rows == 0 or n_cols == 0:
         return y
-    grid = (min(n_rows, max_programs),)
+    grid = (row_programs(x, n_rows, max_programs),)
     args = (y, x, strides(x)[0], strides(y)[0], n_rows, n_cols)
     if n_cols <= max_block:
         launch(softmax_kernel, grid, *args, BLOCK_SIZE=pow2(n_cols))

@@ -61,3 +61,24 @@ def test_rms_norm(backend: str, m: int, n: int) -> None:
     x = rng.standard_normal((m, n)).astype(np.float32)
     w = rng.random(n, dtype=np.float32)
     np.testing.assert_allclose(ops.rms_norm(x, w, block=64), ops.rms_norm_ref(x, w), rtol=1e-4, atol=1e-5)
+
+
+def test_row_programs_by_backend(backend: str) -> None:
+    """Persistent programs (at most 256) on cpu/opencl/interpreter, one per row on vulkan
+    (lavapipe's loop cap and pass budget); an explicit ``max_programs`` wins, capped at the rows."""
+    from kdsl.ops._common import row_programs
+
+    x = np.zeros((1000, 4), np.float32)
+    assert row_programs(x, 1000, None) == (1000 if backend == "vulkan" else 256)
+    assert row_programs(x, 1000, 7) == 7
+    assert row_programs(x, 3, 7) == 3
+    assert row_programs(x, 0, None) == 1
+
+
+def test_many_rows_with_default_programs(backend: str) -> None:
+    """More rows than 256: every row is normalised, whatever the backend's program count."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((300, 33)).astype(np.float32)
+    w, b = rng.random(33, dtype=np.float32), rng.random(33, dtype=np.float32)
+    np.testing.assert_allclose(ops.softmax(x), ops.softmax_ref(x), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(ops.layer_norm(x, w, b)[0], ops.layer_norm_ref(x, w, b)[0], rtol=1e-4, atol=1e-5)
