@@ -26,7 +26,7 @@ from __future__ import annotations
 from kdsl.ir.core import Builder, Operation, Value
 from kdsl.ir.dialects import arith
 from kdsl.ir.dialects.wi import AddPtrOp, AlignGapOp
-from kdsl.ir.types import PointerType, ScalarType
+from kdsl.ir.types import PointerType, VectorType
 from kdsl.lowering.vector_tail import emit_counted
 from kdsl.transforms.utils import defined_inside
 
@@ -48,23 +48,16 @@ def _plan(loop: Operation) -> tuple[Operation, Value, Value | None, int] | None:
     body = loop.regions[0].block
     if loop.results or loop.parent is None:
         return None
-    iv = body.args[0]
     store = next((op for op in body.ops if op.NAME == "wi.gvstore" and op.attributes.get("nontemporal")
                   and len(op.operands) == 2), None)  # fmt: skip
     if store is None:
         return None
-    ptr = store.operands[0].owner_op
-    if not isinstance(ptr, AddPtrOp) or defined_inside(ptr.operands[0], loop):
-        return None
-    affine, shift = index_shift(ptr.operands[1], iv, loop)
-    if not affine:
+    run = vector_run(store, loop)
+    if run is None:
         return None
     vt = store.operands[1].type
-    lanes, elem = getattr(vt, "lanes", 0), getattr(vt, "element", None)
-    step = loop.operands[2].owner_op
-    if not isinstance(elem, ScalarType) or step is None or step.attributes.get("value") != lanes:
-        return None
-    size = lanes * elem.itemsize
+    assert isinstance(vt, VectorType)
+    size = vt.lanes * vt.element.itemsize
     if size & (size - 1):
         return None
     ops = loop.parent.ops
@@ -72,10 +65,26 @@ def _plan(loop: Operation) -> tuple[Operation, Value, Value | None, int] | None:
     tail = ops[at + 1] if at + 1 < len(ops) else None
     if tail is None or tail.NAME != "scf.for" or tail.operands[0] is not loop.operands[1] or tail.results:
         return None
-    return tail, ptr.operands[0], shift, size
+    return tail, run[0], run[1], size
 
 
-def index_shift(index: Value, iv: Value, loop: Operation) -> tuple[bool, Value | None]:
+def vector_run(store: Operation, loop: Operation) -> tuple[Value, Value | None] | None:
+    """(``X``, ``c``) when the vector store ``store`` in ``loop``'s body writes ``addptr(X, iv + c)``
+    (``X`` and ``c`` fixed in ``loop``, ``c`` None for ``iv`` alone) and ``loop`` steps by the
+    vector's lanes, so consecutive iterations store consecutive vectors; else None. Also the
+    test of :mod:`kdsl.lowering.stream_stores` for stores that fill whole lines."""
+    vt = store.operands[1].type
+    step = loop.operands[2].owner_op
+    ptr = store.operands[0].owner_op
+    if not isinstance(vt, VectorType) or step is None or step.attributes.get("value") != vt.lanes:
+        return None
+    if not isinstance(ptr, AddPtrOp) or defined_inside(ptr.operands[0], loop):
+        return None
+    affine, shift = _index_shift(ptr.operands[1], loop.regions[0].block.args[0], loop)
+    return (ptr.operands[0], shift) if affine else None
+
+
+def _index_shift(index: Value, iv: Value, loop: Operation) -> tuple[bool, Value | None]:
     """(True, ``c``) when ``index`` is ``iv + c`` or ``c + iv`` with ``c`` fixed in ``loop``
     (a flat index ``pid * BLOCK + iv`` is such a sum), (True, None) for ``iv`` itself, else
     (False, None)."""

@@ -27,11 +27,9 @@ Two steps, on CPU targets (``Layout.stream_stores``):
 from __future__ import annotations
 
 from kdsl.ir.core import Operation
-from kdsl.ir.dialects.wi import AddPtrOp
 from kdsl.ir.types import MemRefType, VectorType
-from kdsl.lowering.align_stores import index_shift
+from kdsl.lowering.align_stores import vector_run
 from kdsl.transforms.provenance import Provenance
-from kdsl.transforms.utils import defined_inside
 
 _READS = ("tile.load", "tile.atomic_rmw", "tile.atomic_cas")
 _DEFAULT_HINTS = ("", "evict_normal", ".wb")
@@ -85,7 +83,7 @@ def _whole_lines(op: Operation) -> bool:
         vt = op.operands[1].type
         assert isinstance(vt, VectorType)
         size = vt.lanes * vt.element.itemsize
-        return size >= LINE_BYTES or (size >= MIN_VECTOR_BYTES and _run_of_vectors(op, vt.lanes))
+        return size >= LINE_BYTES or (size >= MIN_VECTOR_BYTES and _run_of_vectors(op))
     if op.NAME == "wi.block_store":
         mem = op.operands[0].type
         assert isinstance(mem, MemRefType)
@@ -93,17 +91,8 @@ def _whole_lines(op: Operation) -> bool:
     return False
 
 
-def _run_of_vectors(store: Operation, lanes: int) -> bool:
-    """Is ``store`` in the body of a loop of step ``lanes`` that stores to ``addptr(X, iv + c)``
-    (``X``, ``c`` fixed): consecutive iterations fill consecutive vectors?"""
+def _run_of_vectors(store: Operation) -> bool:
+    """Is ``store`` in a loop that stores consecutive vectors (:func:`~.align_stores.vector_run`)?"""
     block = store.parent
     loop = block.parent_op if block is not None else None
-    if loop is None or loop.NAME != "scf.for":
-        return False
-    step = loop.operands[2].owner_op
-    ptr = store.operands[0].owner_op
-    if step is None or step.attributes.get("value") != lanes or not isinstance(ptr, AddPtrOp):
-        return False
-    if defined_inside(ptr.operands[0], loop):
-        return False
-    return index_shift(ptr.operands[1], loop.regions[0].block.args[0], loop)[0]
+    return loop is not None and loop.NAME == "scf.for" and vector_run(store, loop) is not None
